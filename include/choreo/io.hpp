@@ -1,0 +1,22 @@
+#pragma once
+// File helpers shared by the tools: read a schedule or pattern by extension.
+#include <filesystem>
+#include <string>
+
+#include "choreo/pattern.hpp"
+#include "choreo/schedule.hpp"
+
+namespace choreo {
+
+std::string read_text_file(const std::filesystem::path& path);
+void write_text_file(const std::filesystem::path& path, const std::string& text);
+
+/// Reads `.json` (choreo.schedule/1) or `.goal`; any other extension is an error.
+Schedule load_schedule(const std::filesystem::path& path);
+/// Writes `.json` or `.goal` by extension.
+void save_schedule(const Schedule& schedule, const std::filesystem::path& path);
+
+Pattern load_pattern(const std::filesystem::path& path);
+void save_pattern(const Pattern& pattern, const std::filesystem::path& path);
+
+}  // namespace choreo

@@ -1,0 +1,1027 @@
+// GOAL reader and writer (the text schedule language of LogGOPSim; docs/formats.md).
+//
+// The writer emits plain GOAL that LogGOPSim's txt2bin accepts: every op gets a label
+// (l<id>), dependencies go at the end of the rank block, and whatever GOAL cannot say
+// (delay, copy, slots, buffer regions, the algorithm name) travels in `// @choreo key=value`
+// comment lines of their own, since txt2bin does not accept a comment after an op.
+//
+// The reader is a hand-written single-pass scanner over a string_view (linear in the input;
+// no regex) so that multi-million-line files load quickly. It is lenient where GOAL allows
+// variation (comments anywhere, CRLF, unlabeled ops, any order of rank blocks) and strict
+// where a mistake would silently change the schedule; every error names its line.
+#include "choreo/goal_io.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "choreo/error.hpp"
+
+namespace choreo {
+namespace {
+
+using Line = std::int64_t;
+
+constexpr std::string_view kAnnotationMark = "@choreo";
+
+// A tiny file must not make the reader allocate gigabytes: num_ranks may be at most this or
+// the file size in bytes, whichever is larger (a writer-made file needs > 10 bytes per rank).
+constexpr std::int64_t kMaxRanksOfAnySmallFile = std::int64_t{1} << 24;
+
+// ---------------------------------------------------------------------------------------
+// Character classes and numbers (ASCII only, locale independent).
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+// Words are keywords, labels, numbers ("-1") and sizes ("64b").
+bool is_word_char(char c) {
+  return is_letter(c) || is_digit(c) || c == '_' || c == '-' || c == '+';
+}
+
+bool is_identifier(std::string_view text) {
+  if (text.empty() || !is_letter(text.front())) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return is_letter(c) || is_digit(c) || c == '_'; });
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), is_digit);
+}
+
+enum class NumberStatus : std::uint8_t { Ok, Invalid, OutOfRange };
+
+// The whole text must be the number: "12x" is invalid, not 12.
+template <class Int>
+NumberStatus parse_integer(std::string_view text, Int& value) {
+  const char* const end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  if (result.ec == std::errc::result_out_of_range) return NumberStatus::OutOfRange;
+  if (result.ec != std::errc{} || result.ptr != end) return NumberStatus::Invalid;
+  return NumberStatus::Ok;
+}
+
+template <class Int>
+void append_number(std::string& out, Int value) {
+  char buffer[24];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  out.append(buffer, result.ptr);
+}
+
+template <class Int>
+std::string number_text(Int value) {
+  std::string text;
+  append_number(text, value);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------
+// Labels: op id <-> GOAL label. GOAL labels are identifiers (no '-'), so a negative id -N
+// is spelled m<N>. Only these canonical spellings carry an id back into choreo.
+
+void append_label(std::string& out, std::int64_t id) {
+  if (id >= 0) {
+    out += 'l';
+    append_number(out, id);
+  } else {
+    out += 'm';
+    append_number(out, std::uint64_t{0} - static_cast<std::uint64_t>(id));
+  }
+}
+
+std::optional<std::int64_t> id_of_label(std::string_view label) {
+  if (label.size() < 2 || (label[0] != 'l' && label[0] != 'm')) return std::nullopt;
+  const bool negative = label[0] == 'm';
+  const std::string_view digits = label.substr(1);
+  // Leading zeros (and "m0") are not the writer's spelling: such labels get fresh ids.
+  if (!all_digits(digits) || (digits[0] == '0' && (negative || digits.size() > 1))) {
+    return std::nullopt;
+  }
+  std::uint64_t magnitude = 0;
+  if (parse_integer(digits, magnitude) != NumberStatus::Ok) return std::nullopt;
+  constexpr auto kMaxId = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (!negative) {
+    if (magnitude > kMaxId) return std::nullopt;
+    return static_cast<std::int64_t>(magnitude);
+  }
+  if (magnitude > kMaxId + 1) return std::nullopt;
+  return static_cast<std::int64_t>(std::uint64_t{0} - magnitude);  // modular in C++20
+}
+
+// ---------------------------------------------------------------------------------------
+// The algorithm name is one annotation value: bytes outside a small safe set are written
+// %XX so that spaces, '=' and non-ASCII survive the round trip exactly.
+
+bool is_plain_name_char(char c) {
+  return is_letter(c) || is_digit(c) ||
+         std::string_view("-_.~+:/,@()").find(c) != std::string_view::npos;
+}
+
+std::string percent_encode(std::string_view name) {
+  constexpr std::string_view kHex = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : name) {
+    if (is_plain_name_char(c)) {
+      out += c;
+    } else {
+      const auto byte = static_cast<unsigned char>(c);
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+    }
+  }
+  return out;
+}
+
+int hex_value(char c) {
+  if (is_digit(c)) return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    const int high = hex_value(text[i + 1]);
+    const int low = hex_value(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Writer.
+
+std::string op_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::Send:
+      return "send";
+    case OpKind::Recv:
+      return "recv";
+    case OpKind::Delay:
+      return "delay";
+    case OpKind::Calc:
+      return "calc";
+    case OpKind::Copy:
+      return "copy";
+  }
+  return "op";
+}
+
+[[noreturn]] void fail_unwritable(int rank, const Op& op, const std::string& why) {
+  throw Error("cannot write GOAL: rank " + number_text(rank) + ", op " + number_text(op.id) + " (" +
+              op_name(op.kind) + "): " + why);
+}
+
+void require_at_least(int rank, const Op& op, std::int64_t value, std::int64_t min,
+                      std::string_view field) {
+  if (value < min) {
+    fail_unwritable(rank, op,
+                    std::string(field) + " is " + number_text(value) +
+                        " but GOAL needs it >= " + number_text(min));
+  }
+}
+
+// The writer only emits what its own reader (and LogGOPSim) reads back unchanged.
+void check_writable(int rank, const Op& op) {
+  require_at_least(rank, op, op.cpu, 0, "cpu");
+  switch (op.kind) {
+    case OpKind::Send:
+      require_at_least(rank, op, op.peer, 0, "the destination rank");
+      require_at_least(rank, op, op.tag, 0, "the tag");
+      require_at_least(rank, op, op.bytes, 0, "the size");
+      require_at_least(rank, op, op.nic, 0, "nic");
+      break;
+    case OpKind::Recv:
+      require_at_least(rank, op, op.peer, kAny, "the source rank");
+      require_at_least(rank, op, op.tag, kAny, "the tag");
+      require_at_least(rank, op, op.bytes, 0, "the size");
+      require_at_least(rank, op, op.nic, 0, "nic");
+      break;
+    case OpKind::Delay:
+    case OpKind::Calc:
+      require_at_least(rank, op, op.nanoseconds, 0, "the time in ns");
+      break;
+    case OpKind::Copy:
+      break;
+  }
+}
+
+// Labels are per rank block, so ids must be unique there and dependencies must stay inside.
+void check_ids(int rank, const Program& program) {
+  std::unordered_set<std::int64_t> ids;
+  ids.reserve(program.ops.size());
+  for (const Op& op : program.ops) {
+    if (!ids.insert(op.id).second) {
+      fail_unwritable(rank, op,
+                      "another op of the rank has the same id; ids label GOAL ops "
+                      "and must be unique within a rank");
+    }
+  }
+  for (const Op& op : program.ops) {
+    for (const auto* list : {&op.requires_completed, &op.requires_started}) {
+      for (const std::int64_t dependency : *list) {
+        if (ids.count(dependency) == 0) {
+          fail_unwritable(rank, op,
+                          "it depends on op " + number_text(dependency) +
+                              ", which is not in rank " + number_text(rank) + "'s program");
+        }
+      }
+    }
+  }
+}
+
+void append_key(std::string& keys, std::string_view key, std::int64_t value) {
+  keys += ' ';
+  keys += key;
+  keys += '=';
+  append_number(keys, value);
+}
+
+// Writes the `// @choreo` line for what the GOAL op line cannot carry; nothing if defaults.
+void write_annotation(std::string& out, const Op& op) {
+  std::string keys;
+  if (op.kind == OpKind::Delay) keys += " op=delay";
+  if (op.kind == OpKind::Copy) {
+    keys += " op=copy";
+    append_key(keys, "bytes", op.bytes);
+  }
+  if (op.slot != kNoSlot) append_key(keys, "slot", op.slot);
+  if (op.region.buffer != kAutoBuffer) append_key(keys, "buf", op.region.buffer);
+  if (op.region.offset != 0) append_key(keys, "offset", op.region.offset);
+  if (op.source.buffer != kAutoBuffer) append_key(keys, "src_buf", op.source.buffer);
+  if (op.source.offset != 0) append_key(keys, "src_offset", op.source.offset);
+  if (keys.empty()) return;
+  out += "// ";
+  out += kAnnotationMark;
+  out += keys;
+  out += '\n';
+}
+
+void append_option(std::string& out, std::string_view name, int value) {
+  out += ' ';
+  out += name;
+  out += ' ';
+  append_number(out, value);
+}
+
+void write_op_line(std::string& out, const Op& op) {
+  append_label(out, op.id);
+  out += ": ";
+  if (op.is_message()) {
+    out += op.kind == OpKind::Send ? "send " : "recv ";
+    append_number(out, op.bytes);
+    out += op.kind == OpKind::Send ? "b to " : "b from ";
+    append_number(out, op.peer);
+    append_option(out, "tag", op.tag);  // always written: no reliance on a default tag
+    if (op.cpu != 0) append_option(out, "cpu", op.cpu);
+    if (op.nic != 0) append_option(out, "nic", op.nic);
+  } else {
+    out += "calc ";
+    append_number(out, op.kind == OpKind::Copy ? std::int64_t{0} : op.nanoseconds);
+    if (op.cpu != 0) append_option(out, "cpu", op.cpu);
+  }
+  out += '\n';
+}
+
+void write_dependencies(std::string& out, const Op& op) {
+  const auto write = [&](const std::vector<std::int64_t>& ids, std::string_view relation) {
+    for (const std::int64_t id : ids) {
+      append_label(out, op.id);
+      out += relation;
+      append_label(out, id);
+      out += '\n';
+    }
+  };
+  write(op.requires_completed, " requires ");
+  write(op.requires_started, " irequires ");
+}
+
+void write_rank(std::string& out, int rank, const Program& program) {
+  check_ids(rank, program);
+  out += "rank ";
+  append_number(out, rank);
+  out += " {\n";
+  for (const Op& op : program.ops) {
+    check_writable(rank, op);
+    write_annotation(out, op);
+    write_op_line(out, op);
+  }
+  // After all ops, every label a dependency names is already defined, as GOAL requires.
+  for (const Op& op : program.ops) write_dependencies(out, op);
+  out += "}\n";
+}
+
+// ---------------------------------------------------------------------------------------
+// Reader: tokens.
+
+enum class TokenKind : std::uint8_t {
+  Word,        // keyword, label, number or size
+  Colon,       // after a label
+  OpenBrace,   // rank R {
+  CloseBrace,  // }
+  EndOfLine,   // '\n', or a /* */ comment that spans lines
+  Annotation,  // `// @choreo ...`; text is what follows "@choreo"
+  Stray,       // any other byte
+  EndOfFile,
+};
+
+struct Token {
+  TokenKind kind = TokenKind::EndOfFile;
+  std::string_view text;
+  Line line = 1;
+};
+
+// Builds an error message; only called on failure, so the hot path allocates nothing.
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string text;
+  for (const std::string_view part : parts) text += part;
+  return text;
+}
+
+[[noreturn]] void fail_at(Line line, const std::string& message) {
+  throw Error("line " + number_text(line) + ": " + message);
+}
+
+std::string quoted(std::string_view text) {
+  constexpr std::size_t kLongest = 40;
+  if (text.size() > kLongest) return "'" + std::string(text.substr(0, kLongest)) + "...'";
+  return "'" + std::string(text) + "'";
+}
+
+std::string describe(const Token& token) {
+  switch (token.kind) {
+    case TokenKind::Word:
+      return quoted(token.text);
+    case TokenKind::Colon:
+      return "':'";
+    case TokenKind::OpenBrace:
+      return "'{'";
+    case TokenKind::CloseBrace:
+      return "'}'";
+    case TokenKind::EndOfLine:
+      return "the end of the line";
+    case TokenKind::Annotation:
+      return "a '// @choreo' annotation";
+    case TokenKind::EndOfFile:
+      return "the end of the file";
+    case TokenKind::Stray:
+      break;
+  }
+  const auto byte = static_cast<unsigned char>(token.text.empty() ? '\0' : token.text[0]);
+  if (byte > 0x20 && byte < 0x7F) return quoted(token.text);
+  return "the byte " + number_text(static_cast<int>(byte));
+}
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view text) : text_(text) {}
+
+  Token next() {
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (is_blank(c)) {  // '\r' too: it ends CRLF lines, and a stray one is harmless
+        ++pos_;
+      } else if (c == '\n') {
+        return end_of_line();
+      } else if (c == '/' && at(pos_ + 1) == '/') {
+        if (auto annotation = line_comment()) return *annotation;
+      } else if (c == '/' && at(pos_ + 1) == '*') {
+        const Line start = line_;
+        if (block_comment_spans_lines()) return {TokenKind::EndOfLine, {}, start};
+      } else if (is_word_char(c)) {
+        return word();
+      } else {
+        return punctuation();
+      }
+    }
+    return {TokenKind::EndOfFile, {}, line_};
+  }
+
+ private:
+  char at(std::size_t pos) const { return pos < text_.size() ? text_[pos] : '\0'; }
+
+  Token end_of_line() {
+    Token token{TokenKind::EndOfLine, text_.substr(pos_, 1), line_};
+    ++pos_;
+    ++line_;
+    return token;
+  }
+
+  // Skips a `//` comment up to (not including) its newline; returns it if it is an annotation.
+  std::optional<Token> line_comment() {
+    const std::size_t newline = std::min(text_.find('\n', pos_), text_.size());
+    std::string_view body = text_.substr(pos_ + 2, newline - pos_ - 2);
+    pos_ = newline;
+    while (!body.empty() && is_blank(body.front())) body.remove_prefix(1);
+    while (!body.empty() && body.back() == '\r') body.remove_suffix(1);
+    if (body.substr(0, kAnnotationMark.size()) != kAnnotationMark) return std::nullopt;
+    body.remove_prefix(kAnnotationMark.size());
+    if (!body.empty() && !is_blank(body.front())) return std::nullopt;  // "@choreofoo"
+    return Token{TokenKind::Annotation, body, line_};
+  }
+
+  // A comment over several lines separates statements like the line break it contains.
+  bool block_comment_spans_lines() {
+    const std::size_t close = text_.find("*/", pos_ + 2);
+    if (close == std::string_view::npos) {
+      fail_at(line_, "the comment '/*' is never closed; add '*/'");
+    }
+    const auto newlines = std::count(text_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                                     text_.begin() + static_cast<std::ptrdiff_t>(close), '\n');
+    line_ += newlines;
+    pos_ = close + 2;
+    return newlines > 0;
+  }
+
+  Token word() {
+    const std::size_t start = pos_;
+    while (pos_ < text_.size() && is_word_char(text_[pos_])) ++pos_;
+    return {TokenKind::Word, text_.substr(start, pos_ - start), line_};
+  }
+
+  Token punctuation() {
+    const char c = text_[pos_];
+    const TokenKind kind = c == ':'   ? TokenKind::Colon
+                           : c == '{' ? TokenKind::OpenBrace
+                           : c == '}' ? TokenKind::CloseBrace
+                                      : TokenKind::Stray;
+    return {kind, text_.substr(pos_++, 1), line_};
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  Line line_ = 1;
+};
+
+// ---------------------------------------------------------------------------------------
+// Reader: annotations.
+
+// `// @choreo` keys gathered from the line(s) before one op.
+struct PendingAnnotation {
+  Line line = 0;  // of the first annotation line; 0 when nothing is pending
+  std::optional<OpKind> kind;
+  std::optional<std::int64_t> bytes;
+  std::optional<int> slot;
+  std::optional<int> buffer;
+  std::optional<std::int64_t> offset;
+  std::optional<int> source_buffer;
+  std::optional<std::int64_t> source_offset;
+};
+
+struct KeyValue {
+  std::string_view key;
+  std::string_view value;
+};
+
+std::vector<KeyValue> split_annotation(const Token& token) {
+  std::vector<KeyValue> pairs;
+  std::string_view rest = token.text;
+  while (true) {
+    while (!rest.empty() && is_blank(rest.front())) rest.remove_prefix(1);
+    if (rest.empty()) return pairs;
+    std::size_t end = 0;
+    while (end < rest.size() && !is_blank(rest[end])) ++end;
+    const std::string_view item = rest.substr(0, end);
+    rest.remove_prefix(end);
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos || equals == 0) {
+      fail_at(token.line, "expected key=value in the '@choreo' annotation, found " + quoted(item));
+    }
+    pairs.push_back({item.substr(0, equals), item.substr(equals + 1)});
+  }
+}
+
+template <class Int>
+void set_annotation_number(std::optional<Int>& field, const KeyValue& pair, Line line) {
+  if (field) fail_at(line, "'" + std::string(pair.key) + "=' is given twice for the same op");
+  Int value{};
+  const NumberStatus status = parse_integer(pair.value, value);
+  if (status == NumberStatus::OutOfRange) {
+    fail_at(line,
+            "the value of '" + std::string(pair.key) + "=' is out of range: " + quoted(pair.value));
+  }
+  if (status != NumberStatus::Ok) {
+    fail_at(line, "the value of '" + std::string(pair.key) + "=' must be an integer, found " +
+                      quoted(pair.value));
+  }
+  field = value;
+}
+
+constexpr std::string_view kKnownKeys =
+    "algorithm, op, bytes, slot, buf, offset, src_buf, src_offset";
+
+// Adds one annotation line's op keys to `pending`.
+void add_op_keys(PendingAnnotation& pending, const Token& token) {
+  const std::vector<KeyValue> pairs = split_annotation(token);
+  if (pairs.empty()) return;  // a bare "// @choreo" says nothing
+  if (pending.line == 0) pending.line = token.line;
+  for (const KeyValue& pair : pairs) {
+    if (pair.key == "op") {
+      if (pending.kind) fail_at(token.line, "'op=' is given twice for the same op");
+      if (pair.value == "delay") {
+        pending.kind = OpKind::Delay;
+      } else if (pair.value == "copy") {
+        pending.kind = OpKind::Copy;
+      } else {
+        fail_at(token.line, "'op=' must be 'delay' or 'copy', found " + quoted(pair.value));
+      }
+    } else if (pair.key == "bytes") {
+      set_annotation_number(pending.bytes, pair, token.line);
+    } else if (pair.key == "slot") {
+      set_annotation_number(pending.slot, pair, token.line);
+    } else if (pair.key == "buf") {
+      set_annotation_number(pending.buffer, pair, token.line);
+    } else if (pair.key == "offset") {
+      set_annotation_number(pending.offset, pair, token.line);
+    } else if (pair.key == "src_buf") {
+      set_annotation_number(pending.source_buffer, pair, token.line);
+    } else if (pair.key == "src_offset") {
+      set_annotation_number(pending.source_offset, pair, token.line);
+    } else if (pair.key == "algorithm") {
+      fail_at(token.line, "'@choreo algorithm=' belongs outside rank blocks, before 'num_ranks'");
+    } else {
+      fail_at(token.line, "unknown '@choreo' key " + quoted(pair.key) +
+                              " (known keys: " + std::string(kKnownKeys) + ")");
+    }
+  }
+}
+
+void apply_annotation(const PendingAnnotation& pending, Op& op) {
+  if (pending.line == 0) return;
+  if (pending.kind) {
+    if (op.kind != OpKind::Calc) {
+      fail_at(pending.line, "'@choreo op=" + op_name(*pending.kind) +
+                                "' must annotate a 'calc' line, but the next op is a '" +
+                                op_name(op.kind) + "'");
+    }
+    op.kind = *pending.kind;
+    if (op.kind == OpKind::Copy) op.nanoseconds = 0;  // a copy's calc time is a placeholder
+  }
+  if (pending.bytes) {
+    if (op.kind != OpKind::Copy) {
+      fail_at(pending.line,
+              "'bytes=' belongs to 'op=copy'; a send or recv gives its size as "
+              "'<n>b' on its own line");
+    }
+    op.bytes = *pending.bytes;
+  }
+  op.slot = pending.slot.value_or(kNoSlot);
+  op.region = {pending.buffer.value_or(kAutoBuffer), pending.offset.value_or(0)};
+  op.source = {pending.source_buffer.value_or(kAutoBuffer), pending.source_offset.value_or(0)};
+}
+
+// ---------------------------------------------------------------------------------------
+// Reader: statements.
+
+// What one `rank R { ... }` block collects before its ops get their final ids.
+struct Block {
+  int rank = 0;
+  Line open_line = 0;
+  std::vector<Op> ops;
+  std::vector<std::size_t> needs_fresh_id;  // indices of ops without an l<N>/m<N> label
+  std::vector<std::int64_t> label_ids;      // ids given by l<N>/m<N> labels
+  struct LabelInfo {
+    std::size_t op_index;
+    Line line;
+  };
+  std::unordered_map<std::string_view, LabelInfo> labels;
+  struct Dependency {
+    std::size_t dependent;
+    std::size_t target;
+    bool started;  // irequires
+  };
+  std::vector<Dependency> dependencies;
+  PendingAnnotation pending;
+};
+
+bool is_op_keyword(std::string_view word) {
+  return word == "send" || word == "recv" || word == "calc";
+}
+
+class GoalParser {
+ public:
+  explicit GoalParser(std::string_view text) : text_size_(text.size()), lexer_(text) {}
+
+  Schedule parse() {
+    advance();
+    while (token_.kind != TokenKind::EndOfFile) parse_top_level_statement();
+    if (!num_ranks_seen_) {
+      fail_at(token_.line, "missing 'num_ranks N'; a GOAL file starts with 'num_ranks N'");
+    }
+    return std::move(schedule_);
+  }
+
+ private:
+  void advance() { token_ = lexer_.next(); }
+
+  bool at_word(std::string_view word) const {
+    return token_.kind == TokenKind::Word && token_.text == word;
+  }
+
+  [[noreturn]] void fail_expected(std::string_view what) const {
+    fail_at(token_.line, cat({"expected ", what, ", found ", describe(token_)}));
+  }
+
+  void expect_end_of_line(std::string_view what) {
+    if (token_.kind == TokenKind::EndOfLine) {
+      advance();
+    } else if (token_.kind == TokenKind::Annotation) {
+      fail_at(token_.line,
+              "a '// @choreo' annotation must be on a line of its own, before the "
+              "op it annotates");
+    } else if (token_.kind != TokenKind::EndOfFile) {
+      fail_expected(what);
+    }
+  }
+
+  // Reads the current word as an integer >= min and moves past it.
+  template <class Int>
+  Int take_number(std::string_view what, Int min) {
+    if (token_.kind != TokenKind::Word) fail_expected(what);
+    Int value{};
+    const NumberStatus status = parse_integer(token_.text, value);
+    if (status == NumberStatus::OutOfRange) {
+      fail_at(token_.line, cat({what, " is out of range: ", quoted(token_.text)}));
+    }
+    if (status != NumberStatus::Ok) fail_expected(what);
+    if (value < min) {
+      fail_at(token_.line,
+              cat({what, " must be at least ", number_text(min), ", found ", quoted(token_.text)}));
+    }
+    advance();
+    return value;
+  }
+
+  // ---- outside rank blocks
+
+  void parse_top_level_statement() {
+    switch (token_.kind) {
+      case TokenKind::EndOfLine:
+        advance();
+        return;
+      case TokenKind::Annotation:
+        parse_header_annotation();
+        return;
+      case TokenKind::CloseBrace:
+        fail_at(token_.line, "'}' without an open 'rank R {' block");
+      case TokenKind::Word:
+        if (at_word("num_ranks")) return parse_num_ranks();
+        if (at_word("rank")) return parse_rank_block();
+        if (is_op_keyword(token_.text)) {
+          fail_at(token_.line,
+                  quoted(token_.text) + " outside a rank block; put ops inside 'rank R { ... }'");
+        }
+        break;
+      default:
+        break;
+    }
+    fail_expected("'num_ranks N' or 'rank R {'");
+  }
+
+  void parse_header_annotation() {
+    for (const KeyValue& pair : split_annotation(token_)) {
+      if (pair.key != "algorithm") {
+        fail_at(token_.line, "'@choreo " + std::string(pair.key) +
+                                 "=' outside a rank block; op annotations go on the line "
+                                 "before the op inside 'rank R { ... }'");
+      }
+      if (algorithm_seen_) fail_at(token_.line, "'algorithm=' is given twice");
+      std::optional<std::string> name = percent_decode(pair.value);
+      if (!name) {
+        fail_at(token_.line,
+                "bad %-escape in 'algorithm=" + std::string(pair.value) + "'; write '%' as %25");
+      }
+      schedule_.algorithm = std::move(*name);
+      algorithm_seen_ = true;
+    }
+    advance();
+  }
+
+  void parse_num_ranks() {
+    const Line line = token_.line;
+    if (num_ranks_seen_) {
+      fail_at(line,
+              "'num_ranks' is given twice (first on line " + number_text(num_ranks_line_) + ")");
+    }
+    advance();
+    const int ranks = take_number<int>("the number of ranks after 'num_ranks'", 0);
+    const std::int64_t limit =
+        std::max<std::int64_t>(kMaxRanksOfAnySmallFile, static_cast<std::int64_t>(text_size_));
+    if (ranks > limit) {
+      fail_at(line, "num_ranks " + number_text(ranks) + " is more than this reader accepts (" +
+                        number_text(limit) + " for a file of this size)");
+    }
+    expect_end_of_line("the end of the line after 'num_ranks N'");
+    num_ranks_seen_ = true;
+    num_ranks_line_ = line;
+    schedule_.ranks = ranks;
+    schedule_.programs.resize(static_cast<std::size_t>(ranks));
+  }
+
+  void parse_rank_block() {
+    Block block;
+    block.open_line = token_.line;
+    if (!num_ranks_seen_) {
+      fail_at(block.open_line, "missing 'num_ranks N' before the first rank block");
+    }
+    advance();
+    block.rank = take_number<int>("a rank number after 'rank'", 0);
+    check_new_rank(block.rank, block.open_line);
+    if (token_.kind != TokenKind::OpenBrace)
+      fail_expected("'{' after 'rank " + rank_text(block) + "'");
+    advance();
+    expect_end_of_line("the end of the line after 'rank " + rank_text(block) + " {'");
+    while (token_.kind != TokenKind::CloseBrace) {
+      if (token_.kind == TokenKind::EndOfFile) {
+        fail_at(block.open_line, "rank " + rank_text(block) +
+                                     "'s block is never closed; add '}' after its last line");
+      }
+      parse_block_statement(block);
+    }
+    if (block.pending.line != 0) {
+      fail_at(block.pending.line, "this '@choreo' annotation is followed by '}', not by an op");
+    }
+    advance();
+    expect_end_of_line("the end of the line after '}'");
+    finish_block(block);
+  }
+
+  static std::string rank_text(const Block& block) { return number_text(block.rank); }
+
+  void check_new_rank(int rank, Line line) {
+    if (rank >= schedule_.ranks) {
+      fail_at(line, "rank " + number_text(rank) + " is out of range: num_ranks is " +
+                        number_text(schedule_.ranks) + " (line " + number_text(num_ranks_line_) +
+                        "), so ranks are 0 to " + number_text(schedule_.ranks - 1));
+    }
+    const auto [it, inserted] = block_lines_.emplace(rank, line);
+    if (!inserted) {
+      fail_at(line, "rank " + number_text(rank) + "'s block appears twice (first on line " +
+                        number_text(it->second) + ")");
+    }
+  }
+
+  // ---- inside a rank block
+
+  void parse_block_statement(Block& block) {
+    switch (token_.kind) {
+      case TokenKind::EndOfLine:
+        advance();
+        return;
+      case TokenKind::Annotation:
+        add_op_keys(block.pending, token_);
+        advance();
+        return;
+      case TokenKind::Word:
+        return parse_item(block);
+      default:
+        fail_expected(
+            "an op ('send', 'recv', 'calc'), a label 'name:', a dependency "
+            "'a requires b', or '}'");
+    }
+  }
+
+  void parse_item(Block& block) {
+    const Token first = token_;
+    advance();
+    if (token_.kind == TokenKind::Colon) {
+      if (!is_identifier(first.text)) {
+        fail_at(first.line, "the label " + quoted(first.text) +
+                                " is not a GOAL identifier (a letter, then letters, digits, '_')");
+      }
+      advance();
+      if (token_.kind != TokenKind::Word || !is_op_keyword(token_.text)) {
+        fail_expected("'send', 'recv' or 'calc' after the label '" + std::string(first.text) +
+                      ":'");
+      }
+      const Token keyword = token_;
+      advance();
+      return parse_op(block, keyword, first);
+    }
+    if (is_op_keyword(first.text)) return parse_op(block, first, std::nullopt);
+    if (first.text == "rank" || first.text == "num_ranks") {
+      fail_at(first.line, quoted(first.text) + " inside rank " + rank_text(block) +
+                              "'s block (opened on line " + number_text(block.open_line) +
+                              "); close it with '}' first");
+    }
+    if (!at_word("requires") && !at_word("irequires")) {
+      fail_at(first.line,
+              "expected an op ('send', 'recv', 'calc'), a label 'name:' or a "
+              "dependency 'a requires b', found " +
+                  quoted(first.text));
+    }
+    parse_dependency(block, first);
+  }
+
+  void parse_dependency(Block& block, const Token& dependent) {
+    const bool started = at_word("irequires");
+    const std::string_view relation = token_.text;
+    advance();
+    if (token_.kind != TokenKind::Word) fail_expected(cat({"a label after '", relation, "'"}));
+    const Token target = token_;
+    advance();
+    expect_end_of_line("the end of the line after the dependency");
+    if (block.pending.line != 0) {
+      fail_at(block.pending.line,
+              "this '@choreo' annotation is followed by a dependency, not by an op");
+    }
+    block.dependencies.push_back(
+        {defined_label(block, dependent), defined_label(block, target), started});
+  }
+
+  std::size_t defined_label(const Block& block, const Token& label) const {
+    const auto it = block.labels.find(label.text);
+    if (it == block.labels.end()) {
+      fail_at(label.line, "dependency names label " + quoted(label.text) +
+                              ", which is not defined earlier in rank " + rank_text(block) +
+                              "'s block");
+    }
+    return it->second.op_index;
+  }
+
+  void parse_op(Block& block, const Token& keyword, const std::optional<Token>& label) {
+    Op op;
+    if (keyword.text == "send") {
+      parse_message(op, OpKind::Send);
+    } else if (keyword.text == "recv") {
+      parse_message(op, OpKind::Recv);
+    } else {
+      parse_calc(op);
+    }
+    apply_annotation(block.pending, op);
+    block.pending = PendingAnnotation{};
+    add_op(block, std::move(op), label);
+  }
+
+  void parse_message(Op& op, OpKind kind) {
+    const bool send = kind == OpKind::Send;
+    const std::string_view name = send ? "send" : "recv";
+    op.kind = kind;
+    op.bytes = take_size(name);
+    const std::string_view direction = send ? "to" : "from";
+    if (!at_word(direction)) {
+      fail_expected(cat({"'", direction, "' after the size in a ", name}));
+    }
+    advance();
+    op.peer = send ? take_number<int>("the destination rank of a send", 0)
+                   : take_number<int>("the source rank of a recv (or -1 for any)", kAny);
+    parse_options(op, name);
+  }
+
+  void parse_calc(Op& op) {
+    op.kind = OpKind::Calc;
+    op.nanoseconds = take_number<std::int64_t>("a time in ns after 'calc'", 0);
+    parse_options(op, "calc");
+  }
+
+  // The optional `tag T`, `cpu C`, `nic N` after an op, each at most once, in any order.
+  void parse_options(Op& op, std::string_view name) {
+    const bool message = name != "calc";
+    bool tag_seen = false;
+    bool cpu_seen = false;
+    bool nic_seen = false;
+    while (token_.kind == TokenKind::Word) {
+      const std::string_view key = token_.text;
+      bool* seen = key == "cpu"              ? &cpu_seen
+                   : message && key == "tag" ? &tag_seen
+                   : message && key == "nic" ? &nic_seen
+                                             : nullptr;
+      if (seen == nullptr) break;
+      if (*seen) fail_at(token_.line, cat({"'", key, "' is given twice in one ", name}));
+      *seen = true;
+      advance();
+      if (key == "tag") {
+        op.tag = name == "recv" ? take_number<int>("a tag (or -1 for any) after 'tag'", kAny)
+                                : take_number<int>("a tag after 'tag'", 0);
+      } else if (key == "cpu") {
+        op.cpu = take_number<int>("a cpu number after 'cpu'", 0);
+      } else {
+        op.nic = take_number<int>("a nic number after 'nic'", 0);
+      }
+    }
+    expect_end_of_line(name == "send"   ? "'tag', 'cpu', 'nic' or the end of the line in a send"
+                       : name == "recv" ? "'tag', 'cpu', 'nic' or the end of the line in a recv"
+                                        : "'cpu' or the end of the line in a calc");
+  }
+
+  // A GOAL size is digits with a 'b' suffix: "64b".
+  std::int64_t take_size(std::string_view op) {
+    const auto what = [op] { return cat({"a size in bytes such as '64b' after '", op, "'"}); };
+    if (token_.kind != TokenKind::Word) fail_expected(what());
+    const std::string_view text = token_.text;
+    if (all_digits(text)) {
+      fail_at(token_.line,
+              cat({"expected ", what(), ", found ", quoted(text), "; GOAL sizes end in 'b'"}));
+    }
+    if (text.size() < 2 || text.back() != 'b') fail_expected(what());
+    std::int64_t bytes = 0;
+    const NumberStatus status = parse_integer(text.substr(0, text.size() - 1), bytes);
+    if (status == NumberStatus::OutOfRange) {
+      fail_at(token_.line, "the size " + quoted(text) + " is out of range");
+    }
+    if (status != NumberStatus::Ok) fail_expected(what());
+    if (bytes < 0) fail_at(token_.line, "a size must not be negative, found " + quoted(text));
+    advance();
+    return bytes;
+  }
+
+  void add_op(Block& block, Op op, const std::optional<Token>& label) {
+    const std::size_t index = block.ops.size();
+    std::optional<std::int64_t> id;
+    if (label) {
+      const auto [it, inserted] =
+          block.labels.emplace(label->text, Block::LabelInfo{index, label->line});
+      if (!inserted) {
+        fail_at(label->line, "label " + quoted(label->text) + " is defined twice in rank " +
+                                 rank_text(block) + "'s block (first on line " +
+                                 number_text(it->second.line) + ")");
+      }
+      id = id_of_label(label->text);
+    }
+    if (id) {
+      op.id = *id;
+      block.label_ids.push_back(*id);
+    } else {
+      block.needs_fresh_id.push_back(index);
+    }
+    block.ops.push_back(std::move(op));
+  }
+
+  // Unlabeled ops (and other labels) get the smallest ids no l<N> label uses, in program
+  // order; then dependencies, recorded as op indices, become ids.
+  void finish_block(Block& block) {
+    std::vector<std::int64_t>& taken = block.label_ids;
+    std::sort(taken.begin(), taken.end());
+    std::size_t next_taken = 0;
+    std::int64_t candidate = 0;
+    for (const std::size_t index : block.needs_fresh_id) {
+      while (next_taken < taken.size() && taken[next_taken] <= candidate) {
+        if (taken[next_taken] == candidate) ++candidate;
+        ++next_taken;
+      }
+      block.ops[index].id = candidate++;
+    }
+    for (const Block::Dependency& dependency : block.dependencies) {
+      Op& op = block.ops[dependency.dependent];
+      auto& list = dependency.started ? op.requires_started : op.requires_completed;
+      list.push_back(block.ops[dependency.target].id);
+    }
+    schedule_.programs[static_cast<std::size_t>(block.rank)].ops = std::move(block.ops);
+  }
+
+  std::size_t text_size_;
+  Lexer lexer_;
+  Token token_;
+  Schedule schedule_;
+  bool num_ranks_seen_ = false;
+  Line num_ranks_line_ = 0;
+  bool algorithm_seen_ = false;
+  std::unordered_map<int, Line> block_lines_;  // rank -> line of its block
+};
+
+}  // namespace
+
+Schedule schedule_from_goal(const std::string& text) { return GoalParser(text).parse(); }
+
+std::string schedule_to_goal(const Schedule& schedule) {
+  if (schedule.ranks < 0 || schedule.programs.size() != static_cast<std::size_t>(schedule.ranks)) {
+    throw Error("cannot write GOAL: the schedule says ranks = " + number_text(schedule.ranks) +
+                " but has " + number_text(schedule.programs.size()) + " programs");
+  }
+  std::string out;
+  if (!schedule.algorithm.empty()) {
+    out += "// ";
+    out += kAnnotationMark;
+    out += " algorithm=";
+    out += percent_encode(schedule.algorithm);
+    out += '\n';
+  }
+  out += "num_ranks ";
+  append_number(out, schedule.ranks);
+  out += '\n';
+  for (int rank = 0; rank < schedule.ranks; ++rank) {
+    write_rank(out, rank, schedule.programs[static_cast<std::size_t>(rank)]);
+  }
+  return out;
+}
+
+}  // namespace choreo

@@ -1,0 +1,56 @@
+#include "choreo/schedule.hpp"
+
+#include <fmt/format.h>
+
+namespace choreo {
+
+std::string_view to_string(OpKind kind) {
+  switch (kind) {
+    case OpKind::Send:
+      return "send";
+    case OpKind::Recv:
+      return "recv";
+    case OpKind::Delay:
+      return "delay";
+    case OpKind::Calc:
+      return "calc";
+    case OpKind::Copy:
+      return "copy";
+  }
+  return "unknown";
+}
+
+std::int64_t Schedule::message_count() const {
+  std::int64_t count = 0;
+  for (const auto& program : programs)
+    for (const auto& op : program.ops) count += op.kind == OpKind::Send ? 1 : 0;
+  return count;
+}
+
+std::int64_t Schedule::message_bytes() const {
+  std::int64_t bytes = 0;
+  for (const auto& program : programs)
+    for (const auto& op : program.ops) bytes += op.kind == OpKind::Send ? op.bytes : 0;
+  return bytes;
+}
+
+namespace {
+std::string any_or(int value) { return value == kAny ? std::string("any") : std::to_string(value); }
+}  // namespace
+
+std::string describe(const Op& op) {
+  switch (op.kind) {
+    case OpKind::Send:
+      return fmt::format("send {} B to {} tag {}", op.bytes, op.peer, op.tag);
+    case OpKind::Recv:
+      return fmt::format("recv {} B from {} tag {}", op.bytes, any_or(op.peer), any_or(op.tag));
+    case OpKind::Delay:
+    case OpKind::Calc:
+      return fmt::format("{} {} ns", to_string(op.kind), op.nanoseconds);
+    case OpKind::Copy:
+      return fmt::format("copy {} B", op.bytes);
+  }
+  return "unknown op";
+}
+
+}  // namespace choreo

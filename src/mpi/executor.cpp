@@ -1,0 +1,390 @@
+// The MPI executor. Set-up (buffers, persistent requests, dependency lists) happens once;
+// an iteration is: prepare data, barrier, run the program, verify. Only "run the program"
+// is timed. Every failure is agreed on collectively, so all ranks throw the same
+// choreo::Error and none is left waiting in a collective.
+#include "choreo/mpi/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <queue>
+#include <span>
+
+#ifdef CHOREO_SMPI
+#include <simgrid/host.h>
+#endif
+
+#include "choreo/data_pattern.hpp"
+#include "choreo/error.hpp"
+#include "choreo/validate.hpp"
+
+namespace choreo::mpi {
+namespace {
+
+/// Agrees on the first failure: every rank passes its own message ("" when fine); all
+/// throw the message of the lowest failing rank.
+void agree_on_failure(const std::string& local, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = local.empty() ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return;
+  int length = rank == first ? static_cast<int>(local.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, comm);
+  std::string message = rank == first ? local : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
+  throw Error(message);
+}
+
+/// Runs `check` on every rank; if any throws choreo::Error, all ranks throw the first one.
+void collectively(MPI_Comm comm, const std::function<void()>& check) {
+  std::string failure;
+  try {
+    check();
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree_on_failure(failure, comm);
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(std::max(0, length)));
+  // First line only, and for Open MPI only up to its first comma (the rest is packaging).
+  version = version.substr(0, version.find_first_of("\n,"));
+  std::replace(version.begin(), version.end(), '\t', ' ');
+  while (!version.empty() && (version.back() == ' ' || version.back() == '\r')) version.pop_back();
+  return version;
+}
+
+void sleep_for(std::int64_t nanoseconds) {
+  timespec request{static_cast<time_t>(nanoseconds / 1000000000),
+                   static_cast<long>(nanoseconds % 1000000000)};
+  timespec remaining{};
+  while (nanosleep(&request, &remaining) != 0) request = remaining;  // resume after signals
+}
+
+void compute_for(std::int64_t nanoseconds) {
+#ifdef CHOREO_SMPI
+  // Advance the simulated clock by exactly this time, whatever the host's speed.
+  smpi_execute_flops(static_cast<double>(nanoseconds) * 1e-9 * sg_host_get_speed(sg_host_self()));
+#else
+  // Spin rather than sleep: calc models work that keeps the CPU busy.
+  auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(nanoseconds);
+  while (std::chrono::steady_clock::now() < end) {
+  }
+#endif
+}
+
+/// This rank's buffers and the address of every op's region in them. Ops that name a
+/// buffer share it as they say; the others get regions of their own in one of three
+/// arenas (sends, receives, copies), laid end to end.
+class Buffers {
+ public:
+  explicit Buffers(const Program& program) {
+    for (const Op& op : program.ops) {
+      Place data{}, source{};
+      if (op.kind == OpKind::Send) data = reserve(op.region, op.bytes, kSendArena);
+      if (op.kind == OpKind::Recv) data = reserve(op.region, op.bytes, kRecvArena);
+      if (op.kind == OpKind::Copy) {
+        data = reserve(op.region, op.bytes, kCopyArena);
+        source = reserve(op.source, op.bytes, kCopyArena);
+      }
+      places_.push_back({data, source});
+    }
+    storage_.resize(sizes_.size());
+    for (std::size_t k = 0; k < sizes_.size(); ++k) storage_[k].resize(sizes_[k]);
+  }
+
+  std::span<std::byte> data(std::size_t op, std::int64_t bytes) {
+    return at(places_[op].first, bytes);
+  }
+  std::span<std::byte> source(std::size_t op, std::int64_t bytes) {
+    return at(places_[op].second, bytes);
+  }
+
+ private:
+  static constexpr std::size_t kSendArena = 0, kRecvArena = 1, kCopyArena = 2, kArenas = 3;
+  struct Place {
+    std::size_t storage = 0;  ///< an arena, or kArenas + buffer id
+    std::size_t offset = 0;
+  };
+
+  /// Grows the size the region's storage needs; storage is allocated once, at the end.
+  Place reserve(const Region& region, std::int64_t bytes, std::size_t arena) {
+    auto size = static_cast<std::size_t>(bytes);
+    if (region.buffer == kAutoBuffer) {
+      Place place{arena, sizes_[arena]};
+      sizes_[arena] += size;
+      return place;
+    }
+    Place place{kArenas + static_cast<std::size_t>(region.buffer),
+                static_cast<std::size_t>(region.offset)};
+    if (sizes_.size() <= place.storage) sizes_.resize(place.storage + 1, 0);
+    sizes_[place.storage] = std::max(sizes_[place.storage], place.offset + size);
+    return place;
+  }
+  std::span<std::byte> at(const Place& place, std::int64_t bytes) {
+    return std::span<std::byte>(storage_[place.storage])
+        .subspan(place.offset, static_cast<std::size_t>(bytes));
+  }
+
+  std::vector<std::pair<Place, Place>> places_;
+  std::vector<std::size_t> sizes_ = std::vector<std::size_t>(kArenas, 0);
+  std::vector<std::vector<std::byte>> storage_;
+};
+
+/// Persistent requests, freed on every path out.
+class Requests {
+ public:
+  explicit Requests(std::size_t n) : requests_(n, MPI_REQUEST_NULL) {}
+  Requests(const Requests&) = delete;
+  Requests& operator=(const Requests&) = delete;
+  ~Requests() {
+    for (auto& r : requests_)
+      if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  }
+  MPI_Request& operator[](std::size_t i) { return requests_[i]; }
+
+ private:
+  std::vector<MPI_Request> requests_;
+};
+
+/// Which ops wait on which: compressed lists of dependents, by op index.
+struct DependencyLists {
+  std::vector<std::size_t> waiting;  ///< dependencies each op has
+  std::vector<std::vector<std::size_t>> on_start, on_complete;
+
+  explicit DependencyLists(const Program& program) {
+    const auto& ops = program.ops;
+    std::unordered_map<std::int64_t, std::size_t> index;
+    for (std::size_t i = 0; i < ops.size(); ++i) index.emplace(ops[i].id, i);
+    waiting.assign(ops.size(), 0);
+    on_start.resize(ops.size());
+    on_complete.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      for (auto dep : ops[i].requires_completed) on_complete[index.at(dep)].push_back(i);
+      for (auto dep : ops[i].requires_started) on_start[index.at(dep)].push_back(i);
+      waiting[i] = ops[i].requires_completed.size() + ops[i].requires_started.size();
+    }
+  }
+};
+
+class RankProgram {
+ public:
+  RankProgram(const Program& program, int rank, MPI_Comm comm)
+      : program_(program),
+        rank_(rank),
+        buffers_(program),
+        requests_(program.ops.size()),
+        deps_(program),
+        status_(program.ops.size()) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      const Op& op = program.ops[i];
+      auto region = buffers_.data(i, op.bytes);
+      int count = static_cast<int>(op.bytes);
+      if (op.kind == OpKind::Send)
+        MPI_Send_init(region.data(), count, MPI_BYTE, op.peer, op.tag, comm, &requests_[i]);
+      if (op.kind == OpKind::Recv)
+        MPI_Recv_init(region.data(), count, MPI_BYTE, op.peer == kAny ? MPI_ANY_SOURCE : op.peer,
+                      op.tag == kAny ? MPI_ANY_TAG : op.tag, comm, &requests_[i]);
+    }
+  }
+
+  /// Untimed: receive regions poisoned, send regions filled with their messages.
+  void prepare() {
+    for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+      const Op& op = program_.ops[i];
+      if (op.kind == OpKind::Recv && op.peer != kAny && op.tag != kAny)
+        poison_message(buffers_.data(i, op.bytes), op.peer, rank_, op.tag);
+    }
+    for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+      const Op& op = program_.ops[i];
+      if (op.kind == OpKind::Send) fill_message(buffers_.data(i, op.bytes), rank_, op.peer, op.tag);
+    }
+  }
+
+  /// The timed part: start ops as their dependencies allow (lowest index first), wait for
+  /// message completions, until every op has completed.
+  void execute() {
+    const std::size_t n = program_.ops.size();
+    std::vector<std::size_t> waiting = deps_.waiting;
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < n; ++i)
+      if (waiting[i] == 0) ready.push(i);
+    auto release = [&](const std::vector<std::size_t>& dependents) {
+      for (std::size_t d : dependents)
+        if (--waiting[d] == 0) ready.push(d);
+    };
+    std::vector<MPI_Request> active;
+    std::vector<std::size_t> owner;
+    std::vector<int> finished(n);
+    std::vector<MPI_Status> statuses(n);
+    std::size_t completed = 0;
+    while (completed < n) {
+      while (!ready.empty()) {
+        std::size_t i = ready.top();
+        ready.pop();
+        const Op& op = program_.ops[i];
+        if (op.is_message()) {
+          MPI_Start(&requests_[i]);
+          active.push_back(requests_[i]);
+          owner.push_back(i);
+          release(deps_.on_start[i]);
+          continue;
+        }
+        if (op.kind == OpKind::Delay) sleep_for(op.nanoseconds);
+        if (op.kind == OpKind::Calc) compute_for(op.nanoseconds);
+        if (op.kind == OpKind::Copy && op.bytes > 0)
+          std::memmove(buffers_.data(i, op.bytes).data(), buffers_.source(i, op.bytes).data(),
+                       static_cast<std::size_t>(op.bytes));
+        release(deps_.on_start[i]);
+        release(deps_.on_complete[i]);
+        ++completed;
+      }
+      if (completed == n) break;
+      if (active.empty())
+        throw Error(
+            fmt::format("rank {}: internal error: nothing can run but {} ops are left; "
+                        "please report this schedule",
+                        rank_, n - completed));
+      int count = 0;
+      MPI_Waitsome(static_cast<int>(active.size()), active.data(), &count, finished.data(),
+                   statuses.data());
+      for (int k = 0; k < count; ++k) {
+        std::size_t i = owner[finished[k]];
+        status_[i] = statuses[k];
+        release(deps_.on_complete[i]);
+        ++completed;
+      }
+      // Drop what completed; Waitsome reports indices in any order.
+      std::sort(finished.begin(), finished.begin() + count, std::greater<>());
+      for (int k = 0; k < count; ++k) {
+        active.erase(active.begin() + finished[k]);
+        owner.erase(owner.begin() + finished[k]);
+      }
+    }
+  }
+
+  /// Checks every received byte; returns the first problem or "".
+  std::string verify(int iteration, std::int64_t& bytes_checked) {
+    for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+      const Op& op = program_.ops[i];
+      if (op.kind != OpKind::Recv) continue;
+      const MPI_Status& st = status_[i];
+      int received = 0;
+      MPI_Get_count(&st, MPI_BYTE, &received);
+      auto where = [&] {
+        return fmt::format("rank {}, op {} ({}), iteration {}", rank_, op.id, describe(op),
+                           iteration);
+      };
+      if (received != op.bytes)
+        return fmt::format("{}: {} bytes arrived from rank {} tag {}, expected {}", where(),
+                           received, st.MPI_SOURCE, st.MPI_TAG, op.bytes);
+      auto bad = check_message(buffers_.data(i, op.bytes), st.MPI_SOURCE, rank_, st.MPI_TAG);
+      if (bad.count > 0)
+        return fmt::format(
+            "{}: {} of {} bytes differ from what rank {} sent with tag {}; first at byte "
+            "{}: got 0x{:02x}, expected 0x{:02x}. Something overwrote the data on its "
+            "way (a copy or receive into the send region before the send?)",
+            where(), bad.count, op.bytes, st.MPI_SOURCE, st.MPI_TAG, bad.first, bad.got,
+            bad.expected);
+      bytes_checked += op.bytes;
+    }
+    return {};
+  }
+
+ private:
+  const Program& program_;
+  int rank_;
+  Buffers buffers_;
+  Requests requests_;
+  DependencyLists deps_;
+  std::vector<MPI_Status> status_;
+};
+
+void check_runnable(const Schedule& schedule, MPI_Comm comm) {
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  if (size != schedule.ranks)
+    throw Error(
+        fmt::format("the schedule is for {} ranks but MPI runs {}; start it with "
+                    "mpiexec -n {}",
+                    schedule.ranks, size, schedule.ranks));
+  validate(schedule);
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found);
+  const int tag_ub = found ? *static_cast<int*>(value) : 32767;
+  for (const Op& op : schedule.programs[rank].ops) {
+    if (op.is_message() && op.tag > tag_ub)
+      throw Error(
+          fmt::format("rank {}, op {} ({}): tag {} exceeds this MPI's MPI_TAG_UB {}; use "
+                      "smaller tags",
+                      rank, op.id, describe(op), op.tag, tag_ub));
+    if ((op.is_message() || op.kind == OpKind::Copy) && op.bytes > INT_MAX)
+      throw Error(
+          fmt::format("rank {}, op {} ({}): messages above {} bytes are not supported yet; "
+                      "split the message",
+                      rank, op.id, describe(op), INT_MAX));
+  }
+}
+
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+}  // namespace
+
+RunResult run(const Schedule& schedule, MPI_Comm comm, const RunOptions& options) {
+  collectively(comm, [&] {
+    if (options.warmup < 0 || options.repetitions < 1)
+      throw Error(fmt::format("need warm-up >= 0 and repetitions >= 1, not {} and {}",
+                              options.warmup, options.repetitions));
+    check_runnable(schedule, comm);
+  });
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  RankProgram program(schedule.programs[rank], rank, comm);
+
+  RunResult result;
+  result.ranks = schedule.ranks;
+  result.warmup = options.warmup;
+  result.repetitions = options.repetitions;
+  result.messages = schedule.message_count();
+  result.bytes_per_iteration = schedule.message_bytes();
+  result.algorithm = schedule.algorithm;
+  result.engine = library_version();
+
+  std::int64_t checked = 0;
+  for (int iteration = 0; iteration < options.warmup + options.repetitions; ++iteration) {
+    program.prepare();
+    MPI_Barrier(comm);
+    double start = MPI_Wtime();
+    program.execute();
+    double local = MPI_Wtime() - start;
+    agree_on_failure(program.verify(iteration, checked), comm);
+    double slowest = 0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (iteration >= options.warmup) result.seconds.push_back(slowest);
+  }
+  MPI_Allreduce(&checked, &result.bytes_verified, 1, MPI_INT64_T, MPI_SUM, comm);
+  result.median = median_of(result.seconds);
+  result.min = *std::min_element(result.seconds.begin(), result.seconds.end());
+  result.max = *std::max_element(result.seconds.begin(), result.seconds.end());
+  return result;
+}
+
+}  // namespace choreo::mpi

@@ -1,0 +1,35 @@
+// choreo: design, check and convert MPI communication schedules.
+#include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
+
+#include "choreo/error.hpp"
+#include "cli/common.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"choreo: schedules, models and executors for MPI collective communication"};
+  app.set_version_flag("--version", std::string("choreo ") + CHOREO_VERSION);
+  app.require_subcommand(1);
+  choreo::cli::Global global;
+  app.add_flag("--json", global.json, "Print results as JSON instead of a table");
+
+  choreo::cli::add_validate_command(app, global);
+  choreo::cli::add_convert_command(app, global);
+  choreo::cli::add_pattern_command(app, global);
+  choreo::cli::add_schedule_command(app, global);
+  choreo::cli::add_platform_command(app, global);
+  choreo::cli::add_report_command(app, global);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const choreo::Error& e) {
+    fmt::print(stderr, "choreo: error: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "choreo: internal error: {} (please report it)\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,28 @@
+#pragma once
+// Shared pieces of the `choreo` command line: each subcommand lives in its own cmd_*.cpp
+// and registers itself on the CLI11 app; the callback does the work and may throw
+// choreo::Error, which main() turns into one line on stderr and exit code 1.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "choreo/human.hpp"
+
+namespace choreo::cli {
+
+/// Options every subcommand sees.
+struct Global {
+  bool json = false;  ///< print machine-readable JSON instead of a table
+};
+
+void add_validate_command(CLI::App& app, const Global& global);
+void add_convert_command(CLI::App& app, const Global& global);
+void add_pattern_command(CLI::App& app, const Global& global);
+void add_schedule_command(CLI::App& app, const Global& global);
+void add_platform_command(CLI::App& app, const Global& global);
+void add_report_command(CLI::App& app, const Global& global);
+
+/// Prints JSON to stdout, indented, with a trailing newline.
+void print_json(const nlohmann::json& value);
+
+}  // namespace choreo::cli
