@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"choreo: schedules, models and executors for MPI collective communication"};
   app.set_version_flag("--version", std::string("choreo ") + CHOREO_VERSION);
   app.require_subcommand(1);
+  app.fallthrough();  // `choreo validate s.json --json` as well as `choreo --json validate ...`
   choreo::cli::Global global;
   app.add_flag("--json", global.json, "Print results as JSON instead of a table");
 

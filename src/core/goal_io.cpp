@@ -170,25 +170,9 @@ std::optional<std::string> percent_decode(std::string_view text) {
 // ---------------------------------------------------------------------------------------
 // Writer.
 
-std::string op_name(OpKind kind) {
-  switch (kind) {
-    case OpKind::Send:
-      return "send";
-    case OpKind::Recv:
-      return "recv";
-    case OpKind::Delay:
-      return "delay";
-    case OpKind::Calc:
-      return "calc";
-    case OpKind::Copy:
-      return "copy";
-  }
-  return "op";
-}
-
 [[noreturn]] void fail_unwritable(int rank, const Op& op, const std::string& why) {
   throw Error("cannot write GOAL: rank " + number_text(rank) + ", op " + number_text(op.id) + " (" +
-              op_name(op.kind) + "): " + why);
+              std::string(to_string(op.kind)) + "): " + why);
 }
 
 void require_at_least(int rank, const Op& op, std::int64_t value, std::int64_t min,
@@ -569,9 +553,9 @@ void apply_annotation(const PendingAnnotation& pending, Op& op) {
   if (pending.line == 0) return;
   if (pending.kind) {
     if (op.kind != OpKind::Calc) {
-      fail_at(pending.line, "'@choreo op=" + op_name(*pending.kind) +
+      fail_at(pending.line, "'@choreo op=" + std::string(to_string(*pending.kind)) +
                                 "' must annotate a 'calc' line, but the next op is a '" +
-                                op_name(op.kind) + "'");
+                                std::string(to_string(op.kind)) + "'");
     }
     op.kind = *pending.kind;
     if (op.kind == OpKind::Copy) op.nanoseconds = 0;  // a copy's calc time is a placeholder

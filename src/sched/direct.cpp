@@ -34,23 +34,16 @@ Schedule schedule_direct(const Pattern& pattern) {
                      });
 
     auto& ops = s.programs[r].ops;
-    std::int64_t id = 0;
-    for (const Message& m : incoming[r]) {
+    auto add = [&ops](OpKind kind, int peer, std::int64_t bytes) {
       Op op;
-      op.id = id++;
-      op.kind = OpKind::Recv;
-      op.peer = m.src;
-      op.bytes = m.bytes;
+      op.id = static_cast<std::int64_t>(ops.size());
+      op.kind = kind;
+      op.peer = peer;
+      op.bytes = bytes;
       ops.push_back(op);
-    }
-    for (const Message& m : outgoing[r]) {
-      Op op;
-      op.id = id++;
-      op.kind = OpKind::Send;
-      op.peer = m.dst;
-      op.bytes = m.bytes;
-      ops.push_back(op);
-    }
+    };
+    for (const Message& m : incoming[r]) add(OpKind::Recv, m.src, m.bytes);
+    for (const Message& m : outgoing[r]) add(OpKind::Send, m.dst, m.bytes);
   }
   return s;
 }
