@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   choreo::cli::add_schedule_command(app, global);
   choreo::cli::add_platform_command(app, global);
   choreo::cli::add_report_command(app, global);
+  choreo::cli::add_generate_command(app, global);
+  choreo::cli::add_sim_command(app, global);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,42 @@
+#pragma once
+// choreo's discrete-event simulator: executes a schedule under the LogGOPS model with
+// LogGOPSim's semantics (docs/sim-model.md gives every rule and a worked example).
+#include <cstdint>
+#include <vector>
+
+#include "choreo/sim/compact.hpp"
+
+namespace choreo::sim {
+
+/// LogGOPS parameters in nanoseconds (G and O per byte; S in bytes). Defaults are
+/// LogGOPSim's.
+struct LogGOPS {
+  std::int64_t L = 2500;   ///< latency
+  std::int64_t o = 1500;   ///< CPU overhead per message
+  std::int64_t g = 1000;   ///< NIC gap per message
+  double G = 6;            ///< NIC gap per byte
+  double O = 0;            ///< CPU overhead per byte
+  std::int64_t S = 65535;  ///< largest eager message; larger ones use rendezvous
+};
+
+struct SimOptions {
+  LogGOPS params;
+  bool record_ops = false;  ///< keep every op's start and end time (memory: 16 B an op)
+};
+
+struct SimResult {
+  std::int64_t makespan = 0;                   ///< ns: the latest rank's finish time
+  std::vector<std::int64_t> finish;            ///< ns, per rank: when its CPU is last free
+  std::vector<std::int64_t> op_start, op_end;  ///< per op, when record_ops
+  std::uint64_t events = 0;        ///< events: ops and message arrivals (LogGOPSim's count)
+  std::uint64_t retries = 0;       ///< events put back because a CPU or NIC was busy
+  double wall_seconds = 0;         ///< time the simulation took
+  std::size_t schedule_bytes = 0;  ///< memory of the compact schedule
+  std::size_t state_bytes = 0;     ///< memory of the simulator's own state at its peak
+};
+
+/// Runs the schedule to completion. Throws choreo::Error if ops are left that can never
+/// run (a deadlock, or a message nobody receives): validate schedules first.
+SimResult simulate(const CompactSchedule& schedule, const SimOptions& options);
+
+}  // namespace choreo::sim

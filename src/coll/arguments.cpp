@@ -1,0 +1,32 @@
+#include "arguments.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "choreo/error.hpp"
+#include "choreo/sim/compact.hpp"
+
+namespace choreo::coll::detail {
+
+void check_ranks(const char* generator, int ranks) {
+  if (ranks < 1) throw Error(fmt::format("{}: ranks must be at least 1, not {}", generator, ranks));
+}
+
+void check_non_negative(const char* generator, const char* name, std::int64_t value) {
+  if (value < 0)
+    throw Error(fmt::format("{}: {} must be 0 or more, not {}", generator, name, value));
+}
+
+std::size_t checked_op_count(const char* generator, int ranks, std::uint64_t ops) {
+  // The simulator indexes ops with sim::OpIndex; refuse early rather than after filling memory.
+  constexpr std::uint64_t kLimit = std::numeric_limits<sim::OpIndex>::max() - 1;
+  if (ops > kLimit)
+    throw Error(
+        fmt::format("{}: {} ranks need {} ops, more than the {} the simulator can index; "
+                    "use fewer ranks",
+                    generator, ranks, ops, kLimit));
+  return static_cast<std::size_t>(ops);
+}
+
+}  // namespace choreo::coll::detail

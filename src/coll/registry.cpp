@@ -1,0 +1,173 @@
+// generate(): text specs ("allgather:ring:ranks=24:bytes=1048576") to generator calls, so
+// tools and benchmarks name a collective algorithm with one string.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string_view>
+
+#include "choreo/coll.hpp"
+#include "choreo/error.hpp"
+
+namespace choreo::coll {
+
+namespace {
+
+using Values = std::map<std::string, std::int64_t, std::less<>>;
+
+struct Generator {
+  std::string_view collective, algorithm;
+  std::vector<std::string_view> required, optional;
+  sim::CompactSchedule (*build)(const Values&);
+};
+
+int as_int(const Values& values, std::string_view key, int fallback = 0) {
+  const auto it = values.find(key);
+  if (it == values.end()) return fallback;
+  if (it->second < std::numeric_limits<int>::min() || it->second > std::numeric_limits<int>::max())
+    throw Error(fmt::format("{}={} is out of range: it must fit a 32-bit int", key, it->second));
+  return static_cast<int>(it->second);
+}
+
+std::int64_t value_or(const Values& values, std::string_view key, std::int64_t fallback) {
+  const auto it = values.find(key);
+  return it == values.end() ? fallback : it->second;
+}
+
+const std::vector<Generator>& generators() {
+  static const std::vector<Generator> table = {
+      {"allreduce",
+       "recdbl",
+       {"ranks", "bytes"},
+       {"reduce_ns"},
+       [](const Values& v) {
+         return allreduce_recursive_doubling(as_int(v, "ranks"), v.at("bytes"),
+                                             value_or(v, "reduce_ns", 0));
+       }},
+      {"bcast",
+       "binomial",
+       {"ranks", "bytes"},
+       {"root"},
+       [](const Values& v) {
+         return bcast_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
+      {"allgather",
+       "ring",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) { return allgather_ring(as_int(v, "ranks"), v.at("bytes")); }},
+      {"allgather",
+       "recdbl",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) {
+         return allgather_recursive_doubling(as_int(v, "ranks"), v.at("bytes"));
+       }},
+  };
+  return table;
+}
+
+std::vector<std::string_view> split(std::string_view text, char separator) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find(separator, start);
+    parts.push_back(text.substr(start, end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
+/// "a, b or c" for error messages.
+std::string list(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " or " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+const Generator& find_generator(std::string_view collective, std::string_view algorithm,
+                                const std::string& spec) {
+  std::vector<std::string_view> collectives, algorithms;
+  for (const Generator& g : generators()) {
+    if (g.collective == collective) {
+      if (g.algorithm == algorithm) return g;
+      algorithms.push_back(g.algorithm);
+    } else if (collectives.empty() || collectives.back() != g.collective) {
+      collectives.push_back(g.collective);
+    }
+  }
+  if (algorithms.empty())
+    throw Error(fmt::format("unknown collective '{}' in generator spec '{}'; known: {}", collective,
+                            spec, list(collectives)));
+  throw Error(fmt::format("unknown {} algorithm '{}' in generator spec '{}'; known: {}", collective,
+                          algorithm, spec, list(algorithms)));
+}
+
+std::int64_t parse_integer(std::string_view key, std::string_view text, const std::string& spec) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, status] = std::from_chars(text.data(), end, value);
+  if (status == std::errc::result_out_of_range)
+    throw Error(
+        fmt::format("{}={} in generator spec '{}' is out of the 64-bit range", key, text, spec));
+  if (status != std::errc() || stop != end || text.empty())
+    throw Error(
+        fmt::format("{}='{}' in generator spec '{}' is not a decimal integer", key, text, spec));
+  return value;
+}
+
+bool takes(const Generator& g, std::string_view key) {
+  return std::ranges::find(g.required, key) != g.required.end() ||
+         std::ranges::find(g.optional, key) != g.optional.end();
+}
+
+Values parse_values(const Generator& g, const std::vector<std::string_view>& fields,
+                    const std::string& spec) {
+  std::vector<std::string_view> accepted = g.required;
+  accepted.insert(accepted.end(), g.optional.begin(), g.optional.end());
+  Values values;
+  for (std::size_t i = 2; i < fields.size(); ++i) {
+    const std::size_t equals = fields[i].find('=');
+    if (equals == std::string_view::npos)
+      throw Error(fmt::format("'{}' in generator spec '{}' is not key=value", fields[i], spec));
+    const std::string_view key = fields[i].substr(0, equals);
+    if (!takes(g, key))
+      throw Error(fmt::format("unknown key '{}' for {}:{} in generator spec '{}'; it takes {}", key,
+                              g.collective, g.algorithm, spec, list(accepted)));
+    if (values.contains(key))
+      throw Error(fmt::format("key '{}' appears twice in generator spec '{}'", key, spec));
+    values.emplace(key, parse_integer(key, fields[i].substr(equals + 1), spec));
+  }
+  for (std::string_view key : g.required)
+    if (!values.contains(key))
+      throw Error(fmt::format("generator spec '{}' lacks {}=...; {}:{} needs {}", spec, key,
+                              g.collective, g.algorithm, list(g.required)));
+  return values;
+}
+
+}  // namespace
+
+sim::CompactSchedule generate(const std::string& spec) {
+  const std::vector<std::string_view> fields = split(spec, ':');
+  if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
+    throw Error(
+        fmt::format("generator spec '{}' must start with collective:algorithm, e.g. "
+                    "allgather:ring:ranks=8:bytes=1024",
+                    spec));
+  const Generator& g = find_generator(fields[0], fields[1], spec);
+  return g.build(parse_values(g, fields, spec));
+}
+
+std::vector<std::string> generator_names() {
+  std::vector<std::string> names;
+  for (const Generator& g : generators())
+    names.push_back(fmt::format("{}:{}", g.collective, g.algorithm));
+  return names;
+}
+
+}  // namespace choreo::coll

@@ -1,0 +1,192 @@
+#include "choreo/sim/compact.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "choreo/error.hpp"
+
+namespace choreo::sim {
+
+std::size_t CompactSchedule::memory_bytes() const {
+  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+  return bytes(first_op_) + bytes(kind_) + bytes(cpu_) + bytes(nic_) + bytes(peer_) + bytes(tag_) +
+         bytes(amount_) + bytes(dependency_count_) + bytes(on_start_offset_) + bytes(on_start_) +
+         bytes(on_complete_offset_) + bytes(on_complete_);
+}
+
+CompactBuilder::CompactBuilder(int ranks, std::size_t expected_ops,
+                               std::size_t expected_dependencies)
+    : ranks_(ranks) {
+  if (ranks < 1) throw Error(fmt::format("a schedule needs at least 1 rank, not {}", ranks));
+  s_.first_op_.reserve(static_cast<std::size_t>(ranks) + 1);
+  for (auto* v : {&s_.kind_, &s_.cpu_, &s_.nic_}) v->reserve(expected_ops);
+  for (auto* v : {&s_.peer_, &s_.tag_}) v->reserve(expected_ops);
+  s_.amount_.reserve(expected_ops);
+  complete_edges_.reserve(expected_dependencies);
+}
+
+void CompactBuilder::begin_rank(int rank) {
+  if (rank != current_ + 1 || rank >= ranks_)
+    throw Error(
+        fmt::format("CompactBuilder: ranks must be built in order 0..{}; got rank {} "
+                    "after rank {}",
+                    ranks_ - 1, rank, current_));
+  current_ = rank;
+  if (rank > 0) s_.first_op_.push_back(static_cast<OpIndex>(s_.kind_.size()));
+}
+
+std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu,
+                                  int nic) {
+  if (current_ < 0) throw Error("CompactBuilder: call begin_rank(0) before adding ops");
+  if (s_.kind_.size() >= std::numeric_limits<OpIndex>::max())
+    throw Error("CompactBuilder: more than 2^32 ops do not fit the simulator's indices");
+  if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
+    throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
+  s_.kind_.push_back(static_cast<std::uint8_t>(kind));
+  s_.peer_.push_back(peer);
+  s_.tag_.push_back(tag);
+  s_.amount_.push_back(amount);
+  s_.cpu_.push_back(static_cast<std::uint8_t>(cpu));
+  s_.nic_.push_back(static_cast<std::uint8_t>(nic));
+  s_.cpus_ = std::max(s_.cpus_, cpu + 1);
+  s_.nics_ = std::max(s_.nics_, nic + 1);
+  return static_cast<std::uint32_t>(s_.kind_.size() - s_.first_op_.back() - 1);
+}
+
+std::uint32_t CompactBuilder::send(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
+  return add(OpKind::Send, peer, tag, bytes, cpu, nic);
+}
+std::uint32_t CompactBuilder::recv(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
+  return add(OpKind::Recv, peer, tag, bytes, cpu, nic);
+}
+std::uint32_t CompactBuilder::calc(std::int64_t nanoseconds, int cpu) {
+  return add(OpKind::Calc, 0, 0, nanoseconds, cpu, 0);
+}
+std::uint32_t CompactBuilder::delay(std::int64_t nanoseconds, int cpu) {
+  return add(OpKind::Delay, 0, 0, nanoseconds, cpu, 0);
+}
+std::uint32_t CompactBuilder::copy(std::int64_t bytes, int cpu) {
+  return add(OpKind::Copy, 0, 0, bytes, cpu, 0);
+}
+
+void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency) {
+  const OpIndex base = s_.first_op_.back();
+  const auto count = static_cast<std::uint32_t>(s_.kind_.size() - base);
+  if (op >= count || dependency >= count || op == dependency)
+    throw Error(
+        fmt::format("CompactBuilder: rank {}: dependency {} -> {} names an op this rank "
+                    "does not have (it has {})",
+                    current_, op, dependency, count));
+  edges.emplace_back(base + dependency, base + op);
+}
+
+void CompactBuilder::requires_completed(std::uint32_t op, std::uint32_t dependency) {
+  add_edge(complete_edges_, op, dependency);
+}
+void CompactBuilder::requires_started(std::uint32_t op, std::uint32_t dependency) {
+  add_edge(start_edges_, op, dependency);
+}
+
+namespace {
+/// Counting sort of (from, to) edges into offsets[from] .. offsets[from + 1] of targets.
+void to_lists(BigVector<std::pair<OpIndex, OpIndex>>& edges, std::size_t ops,
+              BigVector<OpIndex>& offsets, BigVector<OpIndex>& targets,
+              BigVector<std::uint32_t>& dependency_count) {
+  offsets.assign(ops + 1, 0);
+  for (const auto& [from, to] : edges) ++offsets[from + 1];
+  for (std::size_t i = 0; i < ops; ++i) offsets[i + 1] += offsets[i];
+  targets.resize(edges.size());
+  BigVector<OpIndex> next(offsets.begin(), offsets.end() - 1);
+  for (const auto& [from, to] : edges) {
+    targets[next[from]++] = to;
+    ++dependency_count[to];
+  }
+  edges.clear();
+  edges.shrink_to_fit();
+}
+}  // namespace
+
+CompactSchedule CompactBuilder::finish() {
+  if (current_ != ranks_ - 1)
+    throw Error(fmt::format("CompactBuilder: {} of {} ranks were built", current_ + 1, ranks_));
+  s_.first_op_.push_back(static_cast<OpIndex>(s_.kind_.size()));
+  const std::size_t n = s_.kind_.size();
+  s_.dependency_count_.assign(n, 0);
+  to_lists(start_edges_, n, s_.on_start_offset_, s_.on_start_, s_.dependency_count_);
+  to_lists(complete_edges_, n, s_.on_complete_offset_, s_.on_complete_, s_.dependency_count_);
+  return std::move(s_);
+}
+
+CompactSchedule compact(const Schedule& schedule) {
+  std::size_t total = 0;
+  for (const auto& p : schedule.programs) total += p.ops.size();
+  CompactBuilder b(schedule.ranks, total);
+  for (int r = 0; r < schedule.ranks; ++r) {
+    b.begin_rank(r);
+    const auto& ops = schedule.programs[static_cast<std::size_t>(r)].ops;
+    std::unordered_map<std::int64_t, std::uint32_t> position;
+    for (const Op& op : ops) {
+      std::uint32_t at = 0;
+      switch (op.kind) {
+        case OpKind::Send:
+          at = b.send(op.peer, op.bytes, op.tag, op.cpu, op.nic);
+          break;
+        case OpKind::Recv:
+          at = b.recv(op.peer, op.bytes, op.tag, op.cpu, op.nic);
+          break;
+        case OpKind::Calc:
+          at = b.calc(op.nanoseconds, op.cpu);
+          break;
+        case OpKind::Delay:
+          at = b.delay(op.nanoseconds, op.cpu);
+          break;
+        case OpKind::Copy:
+          at = b.copy(op.bytes, op.cpu);
+          break;
+      }
+      position.emplace(op.id, at);
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      auto self = static_cast<std::uint32_t>(i);
+      for (auto dep : ops[i].requires_completed) b.requires_completed(self, position.at(dep));
+      for (auto dep : ops[i].requires_started) b.requires_started(self, position.at(dep));
+    }
+  }
+  return b.finish();
+}
+
+Schedule expand(const CompactSchedule& c, const std::string& algorithm) {
+  Schedule s;
+  s.ranks = c.ranks();
+  s.algorithm = algorithm;
+  s.programs.resize(static_cast<std::size_t>(s.ranks));
+  for (int r = 0; r < s.ranks; ++r) {
+    auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
+    const OpIndex base = c.first_op(r), end = c.first_op(r + 1);
+    for (OpIndex i = base; i < end; ++i) {
+      Op op;
+      op.id = i - base;
+      op.kind = c.kind(i);
+      if (op.is_message()) {
+        op.peer = c.peer(i);
+        op.tag = c.tag(i);
+        op.nic = c.nic(i);
+      }
+      (op.is_timed() ? op.nanoseconds : op.bytes) = c.amount(i);
+      op.cpu = c.cpu(i);
+      ops.push_back(op);
+    }
+    for (OpIndex i = base; i < end; ++i) {
+      c.for_each_started_dependent(
+          i, [&](OpIndex d) { ops[d - base].requires_started.push_back(i - base); });
+      c.for_each_completed_dependent(
+          i, [&](OpIndex d) { ops[d - base].requires_completed.push_back(i - base); });
+    }
+  }
+  return s;
+}
+
+}  // namespace choreo::sim

@@ -1,0 +1,307 @@
+// The event loop. It follows LogGOPSim's LogGP mode rule for rule, so that both give the
+// same times on the same GOAL file: per host, the next time its CPU (o) and its NIC's send
+// and receive gaps (g) are free; events ordered by time, then by when they were first
+// queued; ops released by an event queued after it, by host, sends before receives before
+// local ops. docs/sim-model.md states the rules.
+#include "choreo/sim/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "choreo/error.hpp"
+#include "event_queue.hpp"
+
+namespace choreo::sim {
+namespace {
+
+enum class EventType : std::uint8_t { Send = 1, Recv = 2, Local = 3, Message = 4 };
+
+struct Event {
+  std::int64_t time;
+  std::uint64_t order;  ///< first-queued order: breaks ties between equal times
+  OpIndex op;           ///< the op; for a Message, the send
+  std::uint32_t host;   ///< where it happens; for a Message, the receiver
+  EventType type;
+};
+
+/// A posted receive waiting for its message (receive queue), or a message that arrived
+/// before its receive (unexpected queue).
+struct Pending {
+  OpIndex op;  ///< the receive, or the message's send
+  std::int32_t source;
+  std::int32_t tag;
+};
+
+bool matches(std::int32_t wanted_source, std::int32_t wanted_tag, const Pending& p) {
+  return (wanted_source == kAny || p.source == kAny || p.source == wanted_source) &&
+         (wanted_tag == kAny || p.tag == kAny || p.tag == wanted_tag);
+}
+
+/// Removes and returns the first matching entry, in queue order (MPI's matching order).
+bool take_match(std::vector<Pending>& queue, std::int32_t source, std::int32_t tag, Pending& out) {
+  for (auto it = queue.begin(); it != queue.end(); ++it)
+    if (matches(source, tag, *it)) {
+      out = *it;
+      queue.erase(it);
+      return true;
+    }
+  return false;
+}
+
+class Engine {
+ public:
+  Engine(const CompactSchedule& s, const SimOptions& options)
+      : s_(s),
+        p_(options.params),
+        hosts_(static_cast<std::size_t>(s.ranks())),
+        cpus_(static_cast<std::size_t>(s.cpus())),
+        nics_(static_cast<std::size_t>(s.nics())),
+        next_o_(hosts_ * cpus_, 0),
+        next_gs_(hosts_ * nics_, 0),
+        next_gr_(hosts_ * nics_, 0),
+        waiting_(s.op_count()),
+        receives_(hosts_),
+        unexpected_(hosts_),
+        owner_(s.op_count()) {
+    for (OpIndex i = 0; i < s.op_count(); ++i) waiting_[i] = s.dependency_count(i);
+    for (int r = 0; r < s.ranks(); ++r)
+      std::fill(owner_.begin() + s.first_op(r), owner_.begin() + s.first_op(r + 1),
+                static_cast<std::uint32_t>(r));
+    if (options.record_ops) {
+      result_.op_start.assign(s.op_count(), -1);
+      result_.op_end.assign(s.op_count(), -1);
+    }
+  }
+
+  SimResult run() {
+    auto wall_start = std::chrono::steady_clock::now();
+    for (int r = 0; r < s_.ranks(); ++r) {
+      for (OpIndex i = s_.first_op(r); i < s_.first_op(r + 1); ++i)
+        if (waiting_[i] == 0) released_.push_back(i);
+      queue_released(/*at_start=*/true);
+    }
+    while (queue_.next_batch()) {
+      auto& batch = queue_.batch();
+      for (std::size_t i = 0; i < batch.size(); ++i) {  // the batch grows as events queue
+        Event e = batch[i];
+        process(e);
+        queue_released(false);
+      }
+    }
+    result_.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    check_everything_ran();
+    result_.finish.resize(hosts_);
+    for (std::size_t h = 0; h < hosts_; ++h) {
+      auto first = next_o_.begin() + static_cast<std::ptrdiff_t>(h * cpus_);
+      result_.finish[h] = *std::max_element(first, first + static_cast<std::ptrdiff_t>(cpus_));
+      result_.makespan = std::max(result_.makespan, result_.finish[h]);
+    }
+    result_.schedule_bytes = s_.memory_bytes();
+    result_.state_bytes =
+        queue_.peak() * sizeof(Event) +
+        (next_o_.size() + next_gs_.size() + next_gr_.size()) * sizeof(std::int64_t) +
+        (waiting_.size() + owner_.size()) * sizeof(std::uint32_t) +
+        (receives_.size() + unexpected_.size()) * sizeof(receives_[0]) +
+        (result_.op_start.size() + result_.op_end.size()) * sizeof(std::int64_t);
+    return std::move(result_);
+  }
+
+ private:
+  std::int64_t& cpu_free(std::uint32_t host, OpIndex op) {
+    return next_o_[host * cpus_ + s_.cpu(op)];
+  }
+  std::int64_t& send_gap_free(std::uint32_t host, OpIndex op) {
+    return next_gs_[host * nics_ + s_.nic(op)];
+  }
+  std::int64_t& recv_gap_free(std::uint32_t host, OpIndex op) {
+    return next_gr_[host * nics_ + s_.nic(op)];
+  }
+  std::int64_t per_byte(double rate, std::int64_t bytes) const {
+    return bytes > 1 ? std::llround(rate * static_cast<double>(bytes - 1)) : 0;
+  }
+
+  /// Queues a new event: ops and messages are what LogGOPSim counts as events.
+  void push(std::int64_t time, std::uint64_t order, OpIndex op, std::uint32_t host,
+            EventType type) {
+    queue_.push(Event{time, order, op, host, type});
+    ++result_.events;
+  }
+
+  void started(OpIndex op, std::int64_t time) {
+    if (!result_.op_start.empty()) result_.op_start[op] = time;
+    s_.for_each_started_dependent(op, [&](OpIndex d) { release(d); });
+  }
+  void completed(OpIndex op, std::int64_t time) {
+    if (!result_.op_end.empty()) result_.op_end[op] = time;
+    ++completed_;
+    s_.for_each_completed_dependent(op, [&](OpIndex d) { release(d); });
+  }
+  void release(OpIndex op) {
+    if (--waiting_[op] == 0) released_.push_back(op);
+  }
+
+  static EventType type_of(OpKind kind) {
+    switch (kind) {
+      case OpKind::Send:
+        return EventType::Send;
+      case OpKind::Recv:
+        return EventType::Recv;
+      default:
+        return EventType::Local;
+    }
+  }
+
+  /// Queues the ops that became ready, as LogGOPSim does after each event: hosts in order,
+  /// and within a host sends, then receives, then local ops, each in program order. An op
+  /// is queued for when its host's resources are next free.
+  void queue_released(bool at_start) {
+    if (released_.empty()) return;
+    std::sort(released_.begin(), released_.end(), [&](OpIndex a, OpIndex b) {
+      auto key = [&](OpIndex x) { return std::tuple(owner_[x], type_of(s_.kind(x)), x); };
+      return key(a) < key(b);
+    });
+    for (OpIndex op : released_) {
+      std::uint32_t host = owner_[op];
+      EventType type = type_of(s_.kind(op));
+      std::int64_t time = 0;
+      if (!at_start) {
+        time = cpu_free(host, op);
+        if (type == EventType::Send) time = std::max(time, send_gap_free(host, op));
+      }
+      push(time, next_order_++, op, host, type);
+    }
+    released_.clear();
+  }
+
+  void process(Event& e) {
+    switch (e.type) {
+      case EventType::Local:
+        return local_op(e);
+      case EventType::Send:
+        return send(e);
+      case EventType::Recv:
+        return post_receive(e);
+      case EventType::Message:
+        return arrive(e);
+    }
+  }
+
+  /// calc, delay and copy hold the CPU for their time (a copy costs nothing yet).
+  void local_op(Event& e) {
+    std::int64_t& cpu = cpu_free(e.host, e.op);
+    if (cpu > e.time) return retry(e, cpu);
+    std::int64_t length = s_.kind(e.op) == OpKind::Copy ? 0 : s_.amount(e.op);
+    cpu = e.time + length;
+    started(e.op, e.time);
+    completed(e.op, cpu);
+  }
+
+  /// The CPU pays o + (s-1)O and the NIC g + (s-1)G; the first byte reaches the receiver
+  /// after o + L. Eager messages complete at once; rendezvous ones when matched.
+  void send(Event& e) {
+    std::int64_t& cpu = cpu_free(e.host, e.op);
+    std::int64_t& nic = send_gap_free(e.host, e.op);
+    if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
+    const std::int64_t bytes = s_.amount(e.op);
+    started(e.op, e.time);
+    cpu = e.time + p_.o + per_byte(p_.O, bytes);
+    nic = e.time + p_.g + per_byte(p_.G, bytes);
+    push(e.time + p_.o + p_.L, next_order_++, e.op, static_cast<std::uint32_t>(s_.peer(e.op)),
+         EventType::Message);
+    if (bytes <= p_.S) completed(e.op, cpu);
+  }
+
+  void post_receive(Event& e) {
+    started(e.op, e.time);
+    Pending message{};
+    if (take_match(unexpected_[e.host], s_.peer(e.op), s_.tag(e.op), message)) {
+      finish_rendezvous(message.op, e.time);
+      completed(e.op, e.time);
+    } else {
+      receives_[e.host].push_back({e.op, s_.peer(e.op), s_.tag(e.op)});
+    }
+  }
+
+  /// The receiver's CPU pays o + max((s-1)O, (s-1)G) and its NIC g + (s-1)G, when both
+  /// are free; then the message completes a posted receive or waits for one.
+  void arrive(Event& e) {
+    std::int64_t& cpu = cpu_free(e.host, e.op);
+    std::int64_t& nic = recv_gap_free(e.host, e.op);
+    if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
+    const std::int64_t bytes = s_.amount(e.op);
+    cpu = e.time + p_.o + std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes));
+    nic = e.time + p_.g + per_byte(p_.G, bytes);
+    const auto source = static_cast<std::int32_t>(owner_[e.op]);
+    Pending receive{};
+    if (take_match(receives_[e.host], source, s_.tag(e.op), receive)) {
+      finish_rendezvous(e.op, e.time);
+      completed(receive.op, cpu);
+    } else {
+      unexpected_[e.host].push_back({e.op, source, s_.tag(e.op)});
+    }
+  }
+
+  /// A rendezvous send completes when its receive is matched; its host's CPU and NIC are
+  /// not free before that moment.
+  void finish_rendezvous(OpIndex send_op, std::int64_t now) {
+    if (s_.amount(send_op) <= p_.S) return;
+    std::uint32_t sender = owner_[send_op];
+    std::int64_t& cpu = cpu_free(sender, send_op);
+    std::int64_t& nic = send_gap_free(sender, send_op);
+    cpu = std::max(cpu, now);
+    nic = std::max(nic, now);
+    completed(send_op, now);
+  }
+
+  void retry(Event& e, std::int64_t when) {
+    e.time = when;
+    queue_.push(e);  // keeps its order: a retry does not lose its place among equal times
+    ++result_.retries;
+  }
+
+  void check_everything_ran() const {
+    if (completed_ == s_.op_count()) return;
+    for (OpIndex i = 0; i < s_.op_count(); ++i)
+      if (waiting_[i] != 0 || (!result_.op_end.empty() && result_.op_end[i] < 0)) {
+        throw Error(fmt::format(
+            "the simulation ended with {} of {} ops unfinished, e.g. rank {} "
+            "op {} ({} of rank {}); the schedule deadlocks or a message has "
+            "no receive: run `choreo validate` on it",
+            s_.op_count() - completed_, s_.op_count(), owner_[i],
+            i - s_.first_op(static_cast<int>(owner_[i])), to_string(s_.kind(i)), owner_[i]));
+      }
+    throw Error(
+        fmt::format("the simulation ended with {} of {} ops unfinished (a receive or a "
+                    "rendezvous send never matched): run `choreo validate` on it",
+                    s_.op_count() - completed_, s_.op_count()));
+  }
+
+  const CompactSchedule& s_;
+  const LogGOPS p_;
+  const std::size_t hosts_, cpus_, nics_;
+  BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
+  BigVector<std::uint32_t> waiting_;
+  std::vector<std::vector<Pending>> receives_, unexpected_;
+  BigVector<std::uint32_t> owner_;
+  EventQueue<Event> queue_;
+  std::vector<OpIndex> released_;
+  std::uint64_t next_order_ = 0;
+  std::size_t completed_ = 0;
+  SimResult result_;
+};
+
+}  // namespace
+
+SimResult simulate(const CompactSchedule& schedule, const SimOptions& options) {
+  const auto& p = options.params;
+  if (p.L < 0 || p.o < 0 || p.g < 0 || p.G < 0 || p.O < 0 || p.S < 0 || !std::isfinite(p.G) ||
+      !std::isfinite(p.O))
+    throw Error("LogGOPS parameters must be finite and >= 0");
+  return Engine(schedule, options).run();
+}
+
+}  // namespace choreo::sim

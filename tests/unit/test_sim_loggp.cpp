@@ -1,0 +1,188 @@
+// The simulator against closed forms of the LogGP model and hand-worked cases (each
+// derivation is in the comment above the test, following docs/sim-model.md's rules).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "choreo/error.hpp"
+#include "choreo/sim/engine.hpp"
+#include "schedule_builder.hpp"
+
+namespace choreo::sim {
+namespace {
+
+using test::Builder;
+
+SimResult run(const Schedule& s, LogGOPS p = {}, bool record = false) {
+  return simulate(compact(s), SimOptions{p, record});
+}
+
+// One byte there and back: each way costs o (send) + L + o (receive) = 5500 ns with
+// LogGOPSim's defaults; the reply starts when the ping has been received.
+TEST(SimLogGP, PingPongIsTwoOneWayTrips) {
+  Builder b(2);
+  b.send(0, 0, 1, 1).recv(0, 1, 1, 1);
+  b.recv(1, 0, 0, 1).send(1, 1, 0, 1).after({0});
+  LogGOPS p;
+  SimResult r = run(b.build(), p);
+  EXPECT_EQ(r.finish[1], (2 * p.o + p.L) + p.o);  // the reply leaves the CPU at 5500 + o
+  EXPECT_EQ(r.makespan, 2 * (2 * p.o + p.L));
+  EXPECT_EQ(r.events, 6u);  // 4 ops + 2 message arrivals
+}
+
+// s bytes one way: o + L, then the receiver's CPU pays o + (s-1)G (O = 0).
+TEST(SimLogGP, LargeEagerMessagePaysGPerByte) {
+  for (std::int64_t s : {1, 2, 1000, 65535}) {
+    Builder b(2);
+    b.send(0, 0, 1, s).recv(1, 0, 0, s);
+    LogGOPS p;
+    SimResult r = run(b.build(), p);
+    EXPECT_EQ(r.finish[1], 2 * p.o + p.L + std::llround(static_cast<double>(s - 1) * p.G)) << s;
+  }
+}
+
+// A send's successor starts when the CPU and NIC are free: with g > o the NIC gap rules.
+TEST(SimLogGP, BackToBackSendsAreSpacedByTheLargerOfOAndG) {
+  Builder b(3);
+  b.send(0, 0, 1, 1).send(0, 1, 2, 1);
+  b.recv(1, 0, 0, 1).recv(2, 0, 0, 1);
+  LogGOPS p;
+  p.g = 4000;
+  SimResult r = run(b.build(), p, true);
+  // Second send starts at max(o, g) = 4000 and arrives at 4000 + o + L.
+  EXPECT_EQ(r.finish[2], 4000 + 2 * p.o + p.L);
+  EXPECT_EQ(r.op_start[1], 4000);
+}
+
+// Rendezvous (s > S): the send completes only when the receive matches, at o + L here,
+// so the sender's next op waits for it; eager, it would start at o.
+TEST(SimLogGP, RendezvousSendCompletesWhenMatched) {
+  for (bool eager : {true, false}) {
+    LogGOPS p;
+    p.G = 0;
+    p.S = eager ? 100 : 10;
+    Builder b(2);
+    b.send(0, 0, 1, 50).calc(0, 1, 100).after({0});
+    b.recv(1, 0, 0, 50);
+    SimResult r = run(b.build(), p);
+    EXPECT_EQ(r.finish[0], (eager ? p.o : p.o + p.L) + 100) << (eager ? "eager" : "rendezvous");
+  }
+}
+
+// A message that arrives before its receive is posted waits in the unexpected queue; the
+// receive then completes at once (its overhead was paid on arrival).
+TEST(SimLogGP, LateReceiveMatchesTheUnexpectedMessage) {
+  Builder b(2);
+  b.send(0, 0, 1, 1);
+  b.calc(1, 0, 20000).recv(1, 1, 0, 1).after({0}).calc(1, 2, 10).after({1});
+  LogGOPS p;
+  SimResult r = run(b.build(), p, true);
+  // Arrival at o + L = 4000 occupies the CPU until... the calc holds it until 20000, so
+  // the arrival is processed at 20000 (CPU busy), costing o: CPU free at 21500.
+  EXPECT_EQ(r.finish[1], 20000 + p.o + 10);
+}
+
+// Any-source receives take messages in arrival order.
+TEST(SimLogGP, AnySourceTakesWhateverArrivesFirst) {
+  Builder b(3);
+  b.calc(0, 0, 50000).send(0, 1, 2, 1).after({0});
+  b.send(1, 0, 2, 1);
+  b.recv(2, 0, kAny, 1).recv(2, 1, kAny, 1).after({0});
+  LogGOPS p;
+  SimResult r = run(b.build(), p, true);
+  EXPECT_EQ(r.op_end[r.op_end.size() - 2], 2 * p.o + p.L);  // rank 1's message, first
+  EXPECT_EQ(r.makespan, 50000 + 2 * p.o + p.L);
+}
+
+// Binomial broadcast (MPICH's tree): children of r are r + 2^j for 2^j below r's lowest
+// set bit, largest first. An independent recursion gives every rank's times: a rank whose
+// data is complete at c starts its k-th send at c + k * gap, gap = max(o + (s-1)O,
+// g + (s-1)G); the child's data is complete o + L + o + (s-1)G after that send starts; a
+// rank's CPU is last busy o after its last send (or at c for a leaf).
+std::vector<int> binomial_children(int r, int ranks) {
+  int mask = 1;
+  while (mask < ranks && !(r & mask)) mask <<= 1;
+  std::vector<int> children;
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (r + mask < ranks) children.push_back(r + mask);
+  return children;
+}
+
+TEST(SimLogGP, BinomialBroadcastMatchesTheTreeRecursion) {
+  for (int ranks : {2, 3, 8, 13, 32}) {
+    for (std::int64_t s : {1, 4096}) {
+      LogGOPS p;
+      const std::int64_t bytes_g = std::llround(static_cast<double>(s - 1) * p.G);
+      const std::int64_t gap = std::max(p.o, p.g + bytes_g);
+      const std::int64_t trip = 2 * p.o + p.L + bytes_g;
+      std::vector<std::int64_t> expected(static_cast<std::size_t>(ranks), 0);
+      std::function<void(int, std::int64_t)> visit = [&](int r, std::int64_t complete) {
+        auto children = binomial_children(r, ranks);
+        expected[static_cast<std::size_t>(r)] =
+            children.empty()
+                ? complete
+                : complete + static_cast<std::int64_t>(children.size() - 1) * gap + p.o;
+        for (std::size_t k = 0; k < children.size(); ++k)
+          visit(children[k], complete + static_cast<std::int64_t>(k) * gap + trip);
+      };
+      visit(0, 0);
+
+      Builder b(ranks);
+      for (int r = 0; r < ranks; ++r) {
+        std::int64_t id = 0;
+        if (r != 0) b.recv(r, id++, r - (r & -r), s);
+        for (int child : binomial_children(r, ranks)) {
+          b.send(r, id++, child, s);
+          if (r != 0) b.after({0});
+        }
+      }
+      EXPECT_EQ(run(b.build(), p).finish, expected) << ranks << " ranks, " << s << " B";
+    }
+  }
+}
+
+// Ring allgather: P-1 steps, each 2o + L + (s-1)G when the gaps do not bind.
+TEST(SimLogGP, RingAllgatherTakesPMinusOneTrips) {
+  for (int ranks : {2, 3, 5, 8}) {
+    const std::int64_t s = 1000;
+    Builder b(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      for (int step = 0; step < ranks - 1; ++step) {
+        b.send(r, 2 * step, (r + 1) % ranks, s, step);
+        if (step > 0) b.after({2 * step - 1});
+        b.recv(r, 2 * step + 1, (r + ranks - 1) % ranks, s, step);
+      }
+    }
+    LogGOPS p;
+    SimResult res = run(b.build(), p);
+    const std::int64_t trip = 2 * p.o + p.L + std::llround(static_cast<double>(s - 1) * p.G);
+    for (auto f : res.finish) EXPECT_EQ(f, (ranks - 1) * trip) << ranks;
+  }
+}
+
+TEST(SimLogGP, CalcAndDelayHoldTheCpu) {
+  Builder b(1);
+  b.calc(0, 0, 100).delay(0, 1, 250).calc(0, 2, 5);
+  EXPECT_EQ(run(b.build()).makespan, 355);  // one CPU: the three run back to back
+}
+
+TEST(SimLogGP, SameInputSameResult) {
+  Builder b(4);
+  for (int r = 0; r < 4; ++r)
+    for (int d = 0; d < 4; ++d)
+      if (d != r) b.send(r, d, d, 700).recv(r, 10 + d, d, 700);
+  SimResult a = run(b.build(), {}, true), c = run(b.build(), {}, true);
+  EXPECT_EQ(a.finish, c.finish);
+  EXPECT_EQ(a.op_end, c.op_end);
+}
+
+TEST(SimLogGP, DeadlockIsAnErrorNotAHang) {
+  Builder b(2);
+  b.recv(0, 0, 1, 8).send(0, 1, 1, 8).after({0});
+  b.recv(1, 0, 0, 8).send(1, 1, 0, 8).after({0});
+  EXPECT_THROW(run(b.build()), Error);
+}
+
+}  // namespace
+}  // namespace choreo::sim
