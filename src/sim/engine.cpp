@@ -13,6 +13,7 @@
 
 #include "choreo/error.hpp"
 #include "event_queue.hpp"
+#include "links.hpp"
 
 namespace choreo::sim {
 namespace {
@@ -56,6 +57,9 @@ class Engine {
   Engine(const CompactSchedule& s, const SimOptions& options)
       : s_(s),
         p_(options.params),
+        links_(options.network, s.ranks()),
+        link_G_(options.network.link_G < 0 ? options.params.G : options.network.link_G),
+        hop_latency_(options.network.hop_latency),
         hosts_(static_cast<std::size_t>(s.ranks())),
         cpus_(static_cast<std::size_t>(s.cpus())),
         nics_(static_cast<std::size_t>(s.nics())),
@@ -101,6 +105,7 @@ class Engine {
       result_.makespan = std::max(result_.makespan, result_.finish[h]);
     }
     result_.schedule_bytes = s_.memory_bytes();
+    result_.links = links_.loads();
     result_.state_bytes =
         queue_.peak() * sizeof(Event) +
         (next_o_.size() + next_gs_.size() + next_gr_.size()) * sizeof(std::int64_t) +
@@ -210,9 +215,18 @@ class Engine {
     started(e.op, e.time);
     cpu = e.time + p_.o + per_byte(p_.O, bytes);
     nic = e.time + p_.g + per_byte(p_.G, bytes);
-    push(e.time + p_.o + p_.L, next_order_++, e.op, static_cast<std::uint32_t>(s_.peer(e.op)),
-         EventType::Message);
+    push(arrival(e.host, e.op, e.time + p_.o), next_order_++, e.op,
+         static_cast<std::uint32_t>(s_.peer(e.op)), EventType::Message);
     if (bytes <= p_.S) completed(e.op, cpu);
+  }
+
+  /// When the first byte reaches the receiver: L after it enters the network, later if a
+  /// link on its route is taken (the route is then held for bytes x link_G).
+  std::int64_t arrival(std::uint32_t host, OpIndex send_op, std::int64_t enters) {
+    if (links_.ideal()) return enters + p_.L;
+    const auto hold = std::llround(static_cast<double>(s_.amount(send_op)) * link_G_);
+    auto r = links_.reserve(static_cast<int>(host), s_.peer(send_op), enters, hold);
+    return r.start + p_.L + r.hops * hop_latency_;
   }
 
   void post_receive(Event& e) {
@@ -282,6 +296,9 @@ class Engine {
 
   const CompactSchedule& s_;
   const LogGOPS p_;
+  Links links_;
+  const double link_G_;
+  const std::int64_t hop_latency_;
   const std::size_t hosts_, cpus_, nics_;
   BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
   BigVector<std::uint32_t> waiting_;

@@ -15,7 +15,10 @@ namespace {
 using test::Builder;
 
 SimResult run(const Schedule& s, LogGOPS p = {}, bool record = false) {
-  return simulate(compact(s), SimOptions{p, record});
+  SimOptions options;
+  options.params = p;
+  options.record_ops = record;
+  return simulate(compact(s), options);
 }
 
 // One byte there and back: each way costs o (send) + L + o (receive) = 5500 ns with

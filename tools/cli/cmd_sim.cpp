@@ -15,8 +15,11 @@ namespace choreo::cli {
 namespace {
 
 struct Args {
-  std::string file, generate, network = "ideal";
+  std::string file, generate, network = "ideal", placement = "linear";
   sim::LogGOPS params;
+  double link_G = -1;
+  std::int64_t hop_latency = 0;
+  int top_links = 5;
   bool no_validate = false;
 };
 
@@ -42,15 +45,42 @@ sim::CompactSchedule load(const Args& a, std::string& name, double& build_second
   return s;
 }
 
+/// Link loads: busy time and its share of the makespan (utilisation).
+nlohmann::json links_json(const sim::SimResult& r) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& l : r.links)
+    out.push_back({{"link", l.name},
+                   {"busy_ns", l.busy_ns},
+                   {"messages", l.messages},
+                   {"utilisation", r.makespan > 0 ? static_cast<double>(l.busy_ns) / static_cast<double>(r.makespan) : 0}});
+  return out;
+}
+
+void print_links(const sim::SimResult& r, int top) {
+  if (r.links.empty()) return;
+  double total = 0;
+  for (const auto& l : r.links) total += static_cast<double>(l.busy_ns);
+  const double makespan = static_cast<double>(std::max<std::int64_t>(r.makespan, 1));
+  fmt::print("links        {} carried data; mean utilisation {:.1f}%; busiest:\n", r.links.size(),
+             100 * total / static_cast<double>(r.links.size()) / makespan);
+  for (std::size_t i = 0; i < r.links.size() && i < static_cast<std::size_t>(top); ++i)
+    fmt::print("  {:<22} {:>5.1f}%  {} messages\n", r.links[i].name,
+               100 * static_cast<double>(r.links[i].busy_ns) / makespan, r.links[i].messages);
+}
+
 void run(const Args& a, const Global& global) {
   if (a.file.empty() == a.generate.empty())
     throw Error("give either a schedule FILE or --generate SPEC (see --help)");
-  if (a.network != "ideal")
-    throw Error(fmt::format("network '{}' is not available yet; use --network ideal", a.network));
+  sim::SimOptions options;
+  options.params = a.params;
+  options.network = sim::parse_network(a.network);
+  options.network.placement = a.placement;
+  options.network.link_G = a.link_G;
+  options.network.hop_latency = a.hop_latency;
   std::string name;
   double build_seconds = 0;
   sim::CompactSchedule schedule = load(a, name, build_seconds);
-  sim::SimResult r = sim::simulate(schedule, sim::SimOptions{a.params, false});
+  sim::SimResult r = sim::simulate(schedule, options);
   const double events_per_second =
       r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0;
   const auto& p = a.params;
@@ -69,12 +99,16 @@ void run(const Args& a, const Global& global) {
         {"events_per_second", events_per_second},
         {"schedule_bytes", r.schedule_bytes},
         {"state_bytes", r.state_bytes},
-        {"peak_rss_bytes", peak_rss_bytes()}};
+        {"peak_rss_bytes", peak_rss_bytes()},
+        {"retries", r.retries},
+        {"placement", a.placement},
+        {"links", links_json(r)}};
     return print_json(out);
   }
   fmt::print("schedule     {} ({} ranks, {} ops)\n", name, schedule.ranks(), schedule.op_count());
-  fmt::print("model        LogGOPS L={} o={} g={} G={} O={} S={} (ns, ns/byte), network {}\n", p.L,
-             p.o, p.g, p.G, p.O, p.S, a.network);
+  fmt::print("model        LogGOPS L={} o={} g={} G={} O={} S={} (ns, ns/byte)\n", p.L, p.o,
+             p.g, p.G, p.O, p.S);
+  fmt::print("network      {}, placement {}\n", a.network, a.placement);
   fmt::print("makespan     {} ns ({})\n", r.makespan,
              human_seconds(static_cast<double>(r.makespan) * 1e-9));
   if (schedule.ranks() <= 16)
@@ -82,6 +116,7 @@ void run(const Args& a, const Global& global) {
       fmt::print("  rank {:>3}   {} ns\n", h, r.finish[static_cast<std::size_t>(h)]);
   fmt::print("events       {} in {:.3f} s: {:.3g} events/s (schedule built in {:.3f} s)\n",
              r.events, r.wall_seconds, events_per_second, build_seconds);
+  print_links(r, a.top_links);
   fmt::print("memory       schedule {}, simulator state {}, process peak {}\n",
              human_bytes(static_cast<double>(r.schedule_bytes)),
              human_bytes(static_cast<double>(r.state_bytes)),
@@ -98,7 +133,16 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--generate", a->generate,
                   "Simulate a generated collective instead of a file, e.g. "
                   "allreduce:recdbl:ranks=65536:bytes=8");
-  cmd->add_option("--network", a->network, "ideal (no contention)");
+  cmd->add_option("--network", a->network,
+                  "ideal (no contention, LogGOPSim's LogGP mode), switch[:NODES] (one crossbar), "
+                  "torus:AxBxC or mesh:AxBxC (dimension-order routing)");
+  cmd->add_option("--placement", a->placement,
+                  "Ranks on nodes: linear, round-robin, random:SEED or file:PATH (default linear)");
+  cmd->add_option("--link-G", a->link_G,
+                  "ns per byte a message holds each link of its route (default: G)");
+  cmd->add_option("--hop-latency", a->hop_latency, "ns added per link crossed (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
   cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")
       ->check(CLI::NonNegativeNumber);

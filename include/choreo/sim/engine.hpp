@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "choreo/sim/compact.hpp"
+#include "choreo/sim/network.hpp"
 
 namespace choreo::sim {
 
@@ -21,6 +22,7 @@ struct LogGOPS {
 
 struct SimOptions {
   LogGOPS params;
+  NetworkSpec network;
   bool record_ops = false;  ///< keep every op's start and end time (memory: 16 B an op)
 };
 
@@ -33,6 +35,7 @@ struct SimResult {
   double wall_seconds = 0;         ///< time the simulation took
   std::size_t schedule_bytes = 0;  ///< memory of the compact schedule
   std::size_t state_bytes = 0;     ///< memory of the simulator's own state at its peak
+  std::vector<LinkLoad> links;     ///< links that carried data, busiest first (not ideal)
 };
 
 /// Runs the schedule to completion. Throws choreo::Error if ops are left that can never

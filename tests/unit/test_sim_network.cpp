@@ -1,0 +1,160 @@
+// Networks of the simulator against hand-counted routes and closed forms.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "choreo/error.hpp"
+#include "choreo/sim/engine.hpp"
+#include "schedule_builder.hpp"
+
+namespace choreo::sim {
+namespace {
+
+using test::Builder;
+using ::testing::HasSubstr;
+
+SimResult run(const Schedule& s, const std::string& network, LogGOPS p = {},
+              double link_G = -1, std::int64_t hop_latency = 0,
+              const std::string& placement = "linear") {
+  SimOptions options;
+  options.params = p;
+  options.network = parse_network(network);
+  options.network.link_G = link_G;
+  options.network.hop_latency = hop_latency;
+  options.network.placement = placement;
+  options.record_ops = true;
+  return simulate(compact(s), options);
+}
+
+std::map<std::string, std::int64_t> messages_per_link(const SimResult& r) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& l : r.links) out[l.name] = l.messages;
+  return out;
+}
+
+// k ranks send s bytes to rank 0 at once. The ejection link of node 0 holds each message
+// for s * link_G; with link_G far above G the link rules: the j-th message starts j * s *
+// link_G after the first, and the last one is received o + (s-1)G after it arrives.
+TEST(SimNetwork, IncastOnASwitchTakesKTransfers) {
+  for (int k : {1, 2, 5, 9}) {
+    const std::int64_t s = 1000;
+    const double link_G = 50;
+    Builder b(k + 1);
+    for (int r = 1; r <= k; ++r) b.send(r, 0, 0, s).recv(0, r, r, s);
+    LogGOPS p;
+    SimResult res = run(b.build(), "switch", p, link_G);
+    const std::int64_t hold = static_cast<std::int64_t>(s * link_G);
+    const std::int64_t last_arrival = p.o + p.L + (k - 1) * hold;
+    EXPECT_EQ(res.finish[0], last_arrival + p.o + std::llround(static_cast<double>(s - 1) * p.G)) << k;
+    EXPECT_EQ(messages_per_link(res)["node 0 ejection"], k);
+  }
+}
+
+// A shift permutation has no two messages on one link: the switch gives LogGP's times.
+TEST(SimNetwork, ContentionFreeTrafficGetsIdealTimes) {
+  const int ranks = 6;
+  const std::int64_t s = 4096;
+  Builder b(ranks);
+  for (int r = 0; r < ranks; ++r)
+    b.send(r, 0, (r + 1) % ranks, s).recv(r, 1, (r + ranks - 1) % ranks, s);
+  LogGOPS p;
+  for (const char* network : {"switch", "torus:6", "torus:3x2", "mesh:6"}) {
+    SimResult res = run(b.build(), network, p);
+    for (auto f : res.finish)
+      EXPECT_EQ(f, 2 * p.o + p.L + std::llround(static_cast<double>(s - 1) * p.G)) << network;
+  }
+}
+
+// On a ring of 4 (torus:4), 0 -> 2 and 1 -> 3 both go the + way (a tie goes +), so both
+// cross node 1's +x link: counted by hand, 0 -> 2 uses 0+x, 1+x and 1 -> 3 uses 1+x, 2+x.
+TEST(SimNetwork, TorusRoutesShareTheLinkCountedByHand) {
+  Builder b(4);
+  b.send(0, 0, 2, 100).recv(2, 0, 0, 100);
+  b.send(1, 0, 3, 100).recv(3, 0, 1, 100);
+  LogGOPS p;
+  p.G = 0;
+  SimResult res = run(b.build(), "torus:4", p, /*link_G=*/20);
+  auto loads = messages_per_link(res);
+  EXPECT_EQ(loads["node 0 +x"], 1);
+  EXPECT_EQ(loads["node 1 +x"], 2);
+  EXPECT_EQ(loads["node 2 +x"], 1);
+  EXPECT_EQ(loads.count("node 3 +x"), 0u);
+  // Rank 0's message holds 1+x for 100 * 20 ns; rank 1's waits for it.
+  EXPECT_EQ(res.finish[2], 2 * p.o + p.L);
+  EXPECT_EQ(res.finish[3], 2 * p.o + p.L + 2000);
+}
+
+// Hops: 0 -> 3 on a ring of 4 goes -x once (torus) but +x three times (mesh); injection and
+// ejection links count too. hop_latency makes the difference visible.
+TEST(SimNetwork, TorusTakesTheShortWayRoundMeshCannot) {
+  Builder b(4);
+  b.send(0, 0, 3, 1).recv(3, 0, 0, 1);
+  LogGOPS p;
+  const std::int64_t hop = 100;
+  EXPECT_EQ(run(b.build(), "torus:4", p, -1, hop).finish[3], 2 * p.o + p.L + 3 * hop);
+  EXPECT_EQ(run(b.build(), "mesh:4", p, -1, hop).finish[3], 2 * p.o + p.L + 5 * hop);
+  auto torus = messages_per_link(run(b.build(), "torus:4", p));
+  EXPECT_EQ(torus["node 0 -x"], 1);
+}
+
+// Dimension order: x first, then y. On mesh:3x3, node 0 (0,0) to node 8 (2,2) crosses
+// 0+x, 1+x, then 2+y, 5+y.
+TEST(SimNetwork, DimensionOrderRoutingGoesXThenY) {
+  Builder b(9);
+  b.send(0, 0, 8, 1).recv(8, 0, 0, 1);
+  auto loads = messages_per_link(run(b.build(), "mesh:3x3"));
+  EXPECT_EQ(loads, (std::map<std::string, std::int64_t>{{"node 0 injection", 1},
+                                                         {"node 0 +x", 1},
+                                                         {"node 1 +x", 1},
+                                                         {"node 2 +y", 1},
+                                                         {"node 5 +y", 1},
+                                                         {"node 8 ejection", 1}}));
+}
+
+TEST(SimNetwork, RanksOfOneNodeUseNoLinks) {
+  Builder b(4);
+  b.send(0, 0, 1, 10).recv(1, 0, 0, 10).send(2, 0, 3, 10).recv(3, 0, 2, 10);
+  // switch:2, linear: ranks 0,1 on node 0 and 2,3 on node 1: no link carries anything.
+  EXPECT_TRUE(run(b.build(), "switch:2").links.empty());
+  // round-robin: 0,2 on node 0 and 1,3 on node 1: both messages cross, on the same links.
+  auto loads = messages_per_link(run(b.build(), "switch:2", {}, -1, 0, "round-robin"));
+  EXPECT_EQ(loads, (std::map<std::string, std::int64_t>{{"node 0 injection", 2},
+                                                         {"node 1 ejection", 2}}));
+}
+
+TEST(SimNetwork, Placements) {
+  EXPECT_EQ(place_ranks(5, 2, "linear"), (std::vector<int>{0, 0, 0, 1, 1}));
+  EXPECT_EQ(place_ranks(5, 2, "round-robin"), (std::vector<int>{0, 1, 0, 1, 0}));
+  auto a = place_ranks(64, 16, "random:7"), c = place_ranks(64, 16, "random:7");
+  EXPECT_EQ(a, c);  // seeded
+  auto sorted = a;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, place_ranks(64, 16, "linear"));  // a shuffle: 4 ranks on each node
+  EXPECT_NE(a, place_ranks(64, 16, "random:8"));
+  EXPECT_THROW(place_ranks(4, 2, "file:/nonexistent"), Error);
+  EXPECT_THROW(place_ranks(4, 2, "spiral"), Error);
+}
+
+TEST(SimNetwork, NetworkSpellings) {
+  EXPECT_EQ(parse_network("torus:2x3x4").dims, (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(parse_network("switch:64").nodes, 64);
+  EXPECT_EQ(parse_network("mesh:8").kind, NetworkSpec::Kind::Mesh);
+  for (const char* bad : {"torus", "torus:2x0", "ring:4", "switch:-1", "ideal:3", "torus:2xx3"})
+    EXPECT_THROW(parse_network(bad), Error) << bad;
+  try {
+    parse_network("fat-tree:4");
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("use ideal, switch, switch:NODES, torus:AxBxC"));
+  }
+}
+
+TEST(SimNetwork, MoreRanksThanATorusHasNodesShareNodes) {
+  Builder b(8);
+  for (int r = 0; r < 8; ++r) b.send(r, 0, (r + 2) % 8, 8).recv(r, 1, (r + 6) % 8, 8);
+  EXPECT_NO_THROW(run(b.build(), "torus:2x2"));  // two ranks per node, linear
+}
+
+}  // namespace
+}  // namespace choreo::sim
