@@ -152,7 +152,7 @@ while read -r name input log2; do
         lgs_eps = sprintf("%.0f", lev / ls); ratio = sprintf("%.2f", me / (lev / ls))
         wratio = sprintf("%.2f", weps / (lev / ls))
       } else { lev = ""; ls = ""; lrss = "" }
-      printf "%s,%s,%d,%d,%d,%d,%d,%.6f,%.0f,%.6f,%.6f,%.0f,%d,%d,%d,%s,%s,%s,%s,%s,%s\n",
+      printf "%s,%s,%.0f,%.0f,%.0f,%.0f,%.0f,%.6f,%.0f,%.6f,%.6f,%.0f,%.0f,%.0f,%.0f,%s,%s,%s,%s,%s,%s\n",
         name, input, ranks, log2, n, events, makespan, ms, me, mb, mw, weps, rss, sb, st,
         lev, ls, lgs_eps, lrss, ratio, wratio
     }' "$runs_csv" >>"$csv"
@@ -169,14 +169,14 @@ done <"$tmp/cases"
       lg = $18 == "" ? "-" : sprintf("%.2f M", $18 / 1e6)
       r = $20 == "" ? "-" : $20 "x"; rw = $21 == "" ? "-" : $21 "x"
       lrss = $19 == "" ? "-" : sprintf("%.2f", $19 / 1e9)
-      printf "%s|%s|%d|%d|%d|%.3f|%.2f M|%.3f|%.3f|%.2f|%s|%s|%s|%s\n",
+      printf "%s|%s|%.0f|%.0f|%.0f|%.3f|%.2f M|%.3f|%.3f|%.2f|%s|%s|%s|%s\n",
         $1, $2, $3, $6, $7, $8, $9 / 1e6, $10, $11, $13 / 1e9, lg, lrss, r, rw
     }
     BEGIN { print "case|input|ranks|events|makespan ns|sim s|events/s|build s|wall s|peak RSS GB|LogGOPSim events/s|LogGOPSim RSS GB|choreo/LogGOPSim events/s|same, choreo wall" }
   ' "$csv" | column -t -s'|'
   echo
   awk -F, 'NR > 1 && $20 != "" {
-      printf "ratio choreo/LogGOPSim events/s at %d ranks: %sx (simulation only), %sx (whole choreo process incl. building the schedule); LogGOPSim: %.1f M events in %s s\n",
+      printf "ratio choreo/LogGOPSim events/s at %.0f ranks: %sx (simulation only), %sx (whole choreo process incl. building the schedule); LogGOPSim: %.1f M events in %s s\n",
         $3, $20, $21, $16 / 1e6, $17
     }' "$csv"
 }

@@ -60,6 +60,7 @@ class Engine {
         links_(options.network, s.ranks()),
         link_G_(options.network.link_G < 0 ? options.params.G : options.network.link_G),
         hop_latency_(options.network.hop_latency),
+        noise_(options.noise, s.ranks()),
         hosts_(static_cast<std::size_t>(s.ranks())),
         cpus_(static_cast<std::size_t>(s.cpus())),
         nics_(static_cast<std::size_t>(s.nics())),
@@ -200,7 +201,7 @@ class Engine {
     std::int64_t& cpu = cpu_free(e.host, e.op);
     if (cpu > e.time) return retry(e, cpu);
     std::int64_t length = s_.kind(e.op) == OpKind::Copy ? 0 : s_.amount(e.op);
-    cpu = e.time + length;
+    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time, length);
     started(e.op, e.time);
     completed(e.op, cpu);
   }
@@ -213,9 +214,10 @@ class Engine {
     if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
     const std::int64_t bytes = s_.amount(e.op);
     started(e.op, e.time);
-    cpu = e.time + p_.o + per_byte(p_.O, bytes);
+    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time, p_.o + per_byte(p_.O, bytes));
     nic = e.time + p_.g + per_byte(p_.G, bytes);
-    push(arrival(e.host, e.op, e.time + p_.o), next_order_++, e.op,
+    const std::int64_t enters = noise_.network_ready(static_cast<int>(e.host), e.time + p_.o);
+    push(arrival(e.host, e.op, enters), next_order_++, e.op,
          static_cast<std::uint32_t>(s_.peer(e.op)), EventType::Message);
     if (bytes <= p_.S) completed(e.op, cpu);
   }
@@ -247,7 +249,8 @@ class Engine {
     std::int64_t& nic = recv_gap_free(e.host, e.op);
     if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
     const std::int64_t bytes = s_.amount(e.op);
-    cpu = e.time + p_.o + std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes));
+    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time,
+                         p_.o + std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes)));
     nic = e.time + p_.g + per_byte(p_.G, bytes);
     const auto source = static_cast<std::int32_t>(owner_[e.op]);
     Pending receive{};
@@ -299,6 +302,7 @@ class Engine {
   Links links_;
   const double link_G_;
   const std::int64_t hop_latency_;
+  Noise noise_;
   const std::size_t hosts_, cpus_, nics_;
   BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
   BigVector<std::uint32_t> waiting_;

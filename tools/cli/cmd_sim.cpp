@@ -8,6 +8,7 @@
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/sim/engine.hpp"
+#include "choreo/sim/trace.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
 
@@ -20,6 +21,8 @@ struct Args {
   double link_G = -1;
   std::int64_t hop_latency = 0;
   int top_links = 5;
+  std::string ops_csv, trace;
+  std::vector<std::string> noise;
   bool no_validate = false;
 };
 
@@ -77,10 +80,19 @@ void run(const Args& a, const Global& global) {
   options.network.placement = a.placement;
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
+  options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
+  for (const auto& n : a.noise) sim::add_noise(options.noise, n);
   std::string name;
   double build_seconds = 0;
   sim::CompactSchedule schedule = load(a, name, build_seconds);
   sim::SimResult r = sim::simulate(schedule, options);
+  if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
+  if (!a.trace.empty()) {
+    if (schedule.op_count() > 2'000'000)
+      throw Error(fmt::format("a Chrome trace of {} ops would not open; trace a smaller run",
+                              schedule.op_count()));
+    write_text_file(a.trace, sim::chrome_trace(schedule, r));
+  }
   const double events_per_second =
       r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0;
   const auto& p = a.params;
@@ -102,6 +114,7 @@ void run(const Args& a, const Global& global) {
         {"peak_rss_bytes", peak_rss_bytes()},
         {"retries", r.retries},
         {"placement", a.placement},
+        {"noise", a.noise},
         {"links", links_json(r)}};
     return print_json(out);
   }
@@ -143,6 +156,13 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--hop-latency", a->hop_latency, "ns added per link crossed (default 0)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
+  cmd->add_option("--noise", a->noise,
+                  "Noise, repeatable: os:period=NS,duration=NS[,phase=random|same], "
+                  "trace:PATH[,phase=random|same] (LogGOPSim's start<TAB>duration format), "
+                  "net:period=NS,duration=NS, seed=N");
+  cmd->add_option("--ops-csv", a->ops_csv, "Write every op's start and end (ns) to this CSV");
+  cmd->add_option("--trace", a->trace,
+                  "Write a Chrome trace (JSON, one track per rank; open it in Perfetto)");
   cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")
       ->check(CLI::NonNegativeNumber);

@@ -6,6 +6,7 @@
 
 #include "choreo/sim/compact.hpp"
 #include "choreo/sim/network.hpp"
+#include "choreo/sim/noise.hpp"
 
 namespace choreo::sim {
 
@@ -23,6 +24,7 @@ struct LogGOPS {
 struct SimOptions {
   LogGOPS params;
   NetworkSpec network;
+  NoiseSpec noise;
   bool record_ops = false;  ///< keep every op's start and end time (memory: 16 B an op)
 };
 
