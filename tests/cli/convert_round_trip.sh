@@ -5,14 +5,15 @@
 set -euo pipefail
 choreo=$(realpath "$1"); work=$2
 data=$(dirname "$(realpath "$0")")/../data
-mkdir -p "$work"; cd "$work"
+rm -rf "$work"; mkdir -p "$work"; cd "$work"
 for kind in alltoall gather scatter triangle; do
   "$choreo" pattern "$kind" --ranks 7 --bytes 1000 -o "$kind.pattern.json" >/dev/null
   "$choreo" schedule --algo direct "$kind.pattern.json" -o "$kind.json" >/dev/null
 done
 cp "$data"/mpi/*.json .
-for json in *.json; do
-  [[ $json == *.pattern.json ]] && continue
+schedules=(alltoall.json gather.json scatter.json triangle.json)
+for f in "$data"/mpi/*.json; do schedules+=("$(basename "$f")"); done
+for json in "${schedules[@]}"; do
   "$choreo" convert "$json" -o "${json%.json}.goal" >/dev/null
   "$choreo" convert "${json%.json}.goal" -o "${json%.json}.back.json" >/dev/null
   "$choreo" convert "${json%.json}.back.json" -o "${json%.json}.again.json" >/dev/null
