@@ -13,18 +13,19 @@
 
 #include "choreo/error.hpp"
 #include "event_queue.hpp"
+#include "flows.hpp"
 #include "links.hpp"
 
 namespace choreo::sim {
 namespace {
 
-enum class EventType : std::uint8_t { Send = 1, Recv = 2, Local = 3, Message = 4 };
+enum class EventType : std::uint8_t { Send = 1, Recv = 2, Local = 3, Message = 4, FlowEnd = 5 };
 
 struct Event {
   std::int64_t time;
   std::uint64_t order;  ///< first-queued order: breaks ties between equal times
-  OpIndex op;           ///< the op; for a Message, the send
-  std::uint32_t host;   ///< where it happens; for a Message, the receiver
+  OpIndex op;           ///< the op; for a Message, the send; for a FlowEnd, the flow
+  std::uint32_t host;   ///< where it happens; for a Message, the receiver; FlowEnd: version
   EventType type;
 };
 
@@ -61,6 +62,8 @@ class Engine {
         link_G_(options.network.link_G < 0 ? options.params.G : options.network.link_G),
         hop_latency_(options.network.hop_latency),
         noise_(options.noise, s.ranks()),
+        fair_(!links_.ideal() && options.network.sharing == NetworkSpec::Sharing::Fair),
+        flows_(links_, link_G_),
         hosts_(static_cast<std::size_t>(s.ranks())),
         cpus_(static_cast<std::size_t>(s.cpus())),
         nics_(static_cast<std::size_t>(s.nics())),
@@ -193,6 +196,8 @@ class Engine {
         return post_receive(e);
       case EventType::Message:
         return arrive(e);
+      case EventType::FlowEnd:
+        return flow_end(e);
     }
   }
 
@@ -226,6 +231,12 @@ class Engine {
   /// link on its route is taken (the route is then held for bytes x link_G).
   std::int64_t arrival(std::uint32_t host, OpIndex send_op, std::int64_t enters) {
     if (links_.ideal()) return enters + p_.L;
+    if (fair_) {
+      auto flow = flows_.start(send_op, static_cast<int>(host), s_.peer(send_op),
+                               s_.amount(send_op), enters, ends_);
+      queue_flow_ends();
+      return enters + p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
+    }
     const auto hold = std::llround(static_cast<double>(s_.amount(send_op)) * link_G_);
     auto r = links_.reserve(static_cast<int>(host), s_.peer(send_op), enters, hold);
     return r.start + p_.L + r.hops * hop_latency_;
@@ -245,6 +256,12 @@ class Engine {
   /// The receiver's CPU pays o + max((s-1)O, (s-1)G) and its NIC g + (s-1)G, when both
   /// are free; then the message completes a posted receive or waits for one.
   void arrive(Event& e) {
+    if (fair_) {  // a flow slowed by sharing arrives late by its lag
+      const auto flow = flows_.flow_of(e.op);
+      const auto latency = p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
+      const std::int64_t ready = flows_.arrival(flow, latency, e.time);
+      if (ready > e.time) return retry(e, ready);
+    }
     std::int64_t& cpu = cpu_free(e.host, e.op);
     std::int64_t& nic = recv_gap_free(e.host, e.op);
     if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
@@ -260,6 +277,17 @@ class Engine {
     } else {
       unexpected_[e.host].push_back({e.op, source, s_.tag(e.op)});
     }
+  }
+
+  void flow_end(Event& e) {
+    if (flows_.finish(e.op, e.host, e.time, ends_)) queue_flow_ends();  // else a stale end
+  }
+
+  /// Flow ends are the simulator's own events: not counted among LogGOPSim's.
+  void queue_flow_ends() {
+    for (const auto& end : ends_)
+      queue_.push(Event{end.time, next_order_++, end.flow, end.version, EventType::FlowEnd});
+    ends_.clear();
   }
 
   /// A rendezvous send completes when its receive is matched; its host's CPU and NIC are
@@ -303,6 +331,9 @@ class Engine {
   const double link_G_;
   const std::int64_t hop_latency_;
   Noise noise_;
+  const bool fair_;
+  Flows flows_;
+  std::vector<Flows::EndEvent> ends_;
   const std::size_t hosts_, cpus_, nics_;
   BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
   BigVector<std::uint32_t> waiting_;

@@ -93,6 +93,12 @@ Links::Reservation Links::reserve(int src_rank, int dst_rank, std::int64_t ready
   return r;
 }
 
+void Links::route(int src_rank, int dst_rank, std::vector<std::uint32_t>& out) const {
+  const int src = node_of(src_rank), dst = node_of(dst_rank);
+  if (src == dst) return;
+  for_each_link(src, dst, [&](std::size_t link) { out.push_back(static_cast<std::uint32_t>(link)); });
+}
+
 std::string Links::link_name(std::size_t link) const {
   const std::size_t dims = spec_.dims.size();
   const std::size_t router_links = static_cast<std::size_t>(nodes_) * 2 * dims;

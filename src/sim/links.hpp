@@ -24,6 +24,15 @@ class Links {
   /// Reserves the route from `src_rank` to `dst_rank` for `hold` ns, no earlier than `ready`.
   Reservation reserve(int src_rank, int dst_rank, std::int64_t ready, std::int64_t hold);
 
+  /// The links from `src_rank` to `dst_rank`, appended to `out` (none within a node).
+  void route(int src_rank, int dst_rank, std::vector<std::uint32_t>& out) const;
+  std::size_t link_count() const { return free_.size(); }
+  /// Accounts a message that held `link` for `busy` ns (the fair rule's bookkeeping).
+  void record(std::uint32_t link, std::int64_t busy) {
+    busy_[link] += busy;
+    ++messages_[link];
+  }
+
   /// Every link that carried data, busiest first.
   std::vector<LinkLoad> loads() const;
 

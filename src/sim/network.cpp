@@ -57,6 +57,12 @@ NetworkSpec parse_network(const std::string& text) {
                           text));
 }
 
+NetworkSpec::Sharing parse_sharing(const std::string& text) {
+  if (text == "serialize") return NetworkSpec::Sharing::Serialize;
+  if (text == "fair") return NetworkSpec::Sharing::Fair;
+  throw Error(fmt::format("unknown sharing '{}'; use serialize or fair", text));
+}
+
 std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement) {
   if (ranks < 1 || nodes < 1) throw Error("placement needs at least one rank and one node");
   std::vector<int> node(static_cast<std::size_t>(ranks));

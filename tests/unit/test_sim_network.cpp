@@ -17,13 +17,15 @@ using ::testing::HasSubstr;
 
 SimResult run(const Schedule& s, const std::string& network, LogGOPS p = {},
               double link_G = -1, std::int64_t hop_latency = 0,
-              const std::string& placement = "linear") {
+              const std::string& placement = "linear",
+              NetworkSpec::Sharing sharing = NetworkSpec::Sharing::Serialize) {
   SimOptions options;
   options.params = p;
   options.network = parse_network(network);
   options.network.link_G = link_G;
   options.network.hop_latency = hop_latency;
   options.network.placement = placement;
+  options.network.sharing = sharing;
   options.record_ops = true;
   return simulate(compact(s), options);
 }
@@ -60,11 +62,12 @@ TEST(SimNetwork, ContentionFreeTrafficGetsIdealTimes) {
   for (int r = 0; r < ranks; ++r)
     b.send(r, 0, (r + 1) % ranks, s).recv(r, 1, (r + ranks - 1) % ranks, s);
   LogGOPS p;
-  for (const char* network : {"switch", "torus:6", "torus:3x2", "mesh:6"}) {
-    SimResult res = run(b.build(), network, p);
-    for (auto f : res.finish)
-      EXPECT_EQ(f, 2 * p.o + p.L + std::llround(static_cast<double>(s - 1) * p.G)) << network;
-  }
+  for (auto sharing : {NetworkSpec::Sharing::Serialize, NetworkSpec::Sharing::Fair})
+    for (const char* network : {"switch", "torus:6", "torus:3x2", "mesh:6"}) {
+      SimResult res = run(b.build(), network, p, -1, 0, "linear", sharing);
+      for (auto f : res.finish)
+        EXPECT_EQ(f, 2 * p.o + p.L + std::llround(static_cast<double>(s - 1) * p.G)) << network;
+    }
 }
 
 // On a ring of 4 (torus:4), 0 -> 2 and 1 -> 3 both go the + way (a tie goes +), so both
@@ -111,6 +114,28 @@ TEST(SimNetwork, DimensionOrderRoutingGoesXThenY) {
                                                          {"node 2 +y", 1},
                                                          {"node 5 +y", 1},
                                                          {"node 8 ejection", 1}}));
+}
+
+// Fair sharing: two 1000-byte flows into node 0 from t0 = o share its ejection link, each
+// at half of 1/link_G. A flow's arrival is its unshared arrival t0 + L plus its lag, and the
+// lag grows half a nanosecond per nanosecond while shared: t = t0 + L + (t - t0) / 2, so both
+// arrive at t0 + 2L (the flows are still running then). With G = g = 0 the receiver then
+// takes o for each. Serialized, the second waits for the first to leave the link instead.
+TEST(SimNetwork, FairSharingDelaysBothFlowsByTheirLag) {
+  Builder b(3);
+  b.send(1, 0, 0, 1000).send(2, 0, 0, 1000).recv(0, 1, 1, 1000).recv(0, 2, 2, 1000);
+  LogGOPS p;
+  p.L = 1000;
+  p.o = 100;
+  p.g = 0;
+  p.G = 0;
+  const double link_G = 10;
+  const std::int64_t t0 = p.o;
+  SimResult fair = run(b.build(), "switch", p, link_G, 0, "linear", NetworkSpec::Sharing::Fair);
+  EXPECT_EQ(fair.finish[0], t0 + 2 * p.L + 2 * p.o);
+  SimResult serial = run(b.build(), "switch", p, link_G);
+  EXPECT_EQ(serial.finish[0], t0 + 1000 * 10 + p.L + p.o);
+  EXPECT_EQ(messages_per_link(fair)["node 0 ejection"], 2);
 }
 
 TEST(SimNetwork, RanksOfOneNodeUseNoLinks) {

@@ -16,7 +16,7 @@ namespace choreo::cli {
 namespace {
 
 struct Args {
-  std::string file, generate, network = "ideal", placement = "linear";
+  std::string file, generate, network = "ideal", placement = "linear", sharing = "serialize";
   sim::LogGOPS params;
   double link_G = -1;
   std::int64_t hop_latency = 0;
@@ -78,6 +78,7 @@ void run(const Args& a, const Global& global) {
   options.params = a.params;
   options.network = sim::parse_network(a.network);
   options.network.placement = a.placement;
+  options.network.sharing = sim::parse_sharing(a.sharing);
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
   options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
@@ -121,7 +122,7 @@ void run(const Args& a, const Global& global) {
   fmt::print("schedule     {} ({} ranks, {} ops)\n", name, schedule.ranks(), schedule.op_count());
   fmt::print("model        LogGOPS L={} o={} g={} G={} O={} S={} (ns, ns/byte)\n", p.L, p.o,
              p.g, p.G, p.O, p.S);
-  fmt::print("network      {}, placement {}\n", a.network, a.placement);
+  fmt::print("network      {} ({}), placement {}\n", a.network, a.sharing, a.placement);
   fmt::print("makespan     {} ns ({})\n", r.makespan,
              human_seconds(static_cast<double>(r.makespan) * 1e-9));
   if (schedule.ranks() <= 16)
@@ -149,6 +150,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--network", a->network,
                   "ideal (no contention, LogGOPSim's LogGP mode), switch[:NODES] (one crossbar), "
                   "torus:AxBxC or mesh:AxBxC (dimension-order routing)");
+  cmd->add_option("--sharing", a->sharing,
+                  "How messages share a link: serialize (one at a time, FIFO; default) or fair "
+                  "(equal bandwidth shares)");
   cmd->add_option("--placement", a->placement,
                   "Ranks on nodes: linear, round-robin, random:SEED or file:PATH (default linear)");
   cmd->add_option("--link-G", a->link_G,

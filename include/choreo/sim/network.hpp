@@ -20,12 +20,18 @@ struct NetworkSpec {
   /// the LogGOPS G.
   double link_G = -1;
   std::int64_t hop_latency = 0;  ///< ns added per link crossed, beyond the LogGOPS L
+  /// serialize: a message waits for its whole route and holds it alone; fair: links share
+  /// their bandwidth equally among the messages crossing them.
+  enum class Sharing { Serialize, Fair };
+  Sharing sharing = Sharing::Serialize;
   std::string placement = "linear";  ///< linear, round-robin, random:SEED, file:PATH
 };
 
 /// "ideal", "switch", "switch:NODES", "torus:4x4x4", "mesh:8x8". Throws choreo::Error
 /// naming the accepted forms.
 NetworkSpec parse_network(const std::string& text);
+/// "serialize" or "fair".
+NetworkSpec::Sharing parse_sharing(const std::string& text);
 
 /// Node of each rank. linear: rank r on node r / ceil(ranks / nodes); round-robin: r % nodes;
 /// random:SEED: a seeded shuffle of linear; file:PATH: one node number per line, per rank.
