@@ -6,6 +6,8 @@
 #include <functional>
 
 #include "choreo/error.hpp"
+#include "choreo/goal_io.hpp"
+#include "choreo/io.hpp"
 #include "choreo/sim/engine.hpp"
 #include "schedule_builder.hpp"
 
@@ -185,6 +187,26 @@ TEST(SimLogGP, DeadlockIsAnErrorNotAHang) {
   b.recv(0, 0, 1, 8).send(0, 1, 1, 8).after({0});
   b.recv(1, 0, 0, 8).send(1, 1, 0, 8).after({0});
   EXPECT_THROW(run(b.build()), Error);
+}
+
+}  // namespace
+}  // namespace choreo::sim
+
+namespace choreo::sim {
+namespace {
+
+// tests/data/sim/anysource_rendezvous.goal with LogGOPSim's defaults, by hand:
+// t=0     rank 1 sends (cpu 1500); its message reaches rank 0 at 4000.
+// t=4000  rank 0 takes it: cpu = 4000 + o + 99999·G = 605494; it matches receive a (any
+//         source): the rendezvous send of rank 1 completes now, its calc runs 4000..4500.
+// t=20000 rank 2's calc ends; it sends (cpu 21500); the message reaches rank 0 at 24000,
+//         when rank 0's CPU is busy until 605494: taken then, cpu = 605494 + 1500 + 599994
+//         = 1206988; rank 2's rendezvous send completes at 605494.
+TEST(SimLogGP, GoalFileWithAnySourceAndRendezvous) {
+  Schedule s = schedule_from_goal(read_text_file(std::string(CHOREO_TEST_DATA) +
+                                                 "/sim/anysource_rendezvous.goal"));
+  SimResult r = simulate(compact(s), SimOptions{});
+  EXPECT_EQ(r.finish, (std::vector<std::int64_t>{1206988, 4500, 605494}));
 }
 
 }  // namespace
