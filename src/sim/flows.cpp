@@ -49,7 +49,8 @@ std::uint32_t Flows::start(OpIndex send_op, int src_rank, int dst_rank, std::int
   f.active = true;
   flows_.push_back(f);
   by_send_[send_op] = id;
-  for (std::uint32_t k = 0; k < f.links; ++k) on_link_[route_links_[f.first_link + k]].push_back(id);
+  for (std::uint32_t k = 0; k < f.links; ++k)
+    on_link_[route_links_[f.first_link + k]].push_back(id);
   if (f.links == 0) {  // within a node: no links, no sharing
     ends.push_back({id, 0, now});
     return id;
@@ -83,8 +84,7 @@ std::int64_t Flows::arrival(std::uint32_t id, std::int64_t latency, std::int64_t
   const std::int64_t due = f.started + latency;
   if (!f.active) return due + f.delay;
   advance(f, now);
-  const double lag =
-      static_cast<double>(now - f.started) - (f.bytes - f.remaining) * link_G_;
+  const double lag = static_cast<double>(now - f.started) - (f.bytes - f.remaining) * link_G_;
   // From now on the lag grows by (1 - rate * link_G) per ns: solve t = due + lag(t).
   const double speed = f.rate * link_G_;  // in (0, 1]
   const double t = static_cast<double>(now) +

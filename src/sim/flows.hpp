@@ -47,7 +47,7 @@ class Flows {
   struct Flow {
     OpIndex send_op = 0;
     double bytes = 0, remaining = 0;
-    double rate = 0;       ///< bytes per ns
+    double rate = 0;                                              ///< bytes per ns
     std::int64_t updated = 0, started = 0, alone = 0, delay = 0;  ///< delay: once ended
     std::uint32_t version = 0;
     std::uint32_t first_link = 0, links = 0;  ///< into route_links_

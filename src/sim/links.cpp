@@ -96,7 +96,8 @@ Links::Reservation Links::reserve(int src_rank, int dst_rank, std::int64_t ready
 void Links::route(int src_rank, int dst_rank, std::vector<std::uint32_t>& out) const {
   const int src = node_of(src_rank), dst = node_of(dst_rank);
   if (src == dst) return;
-  for_each_link(src, dst, [&](std::size_t link) { out.push_back(static_cast<std::uint32_t>(link)); });
+  for_each_link(src, dst,
+                [&](std::size_t link) { out.push_back(static_cast<std::uint32_t>(link)); });
 }
 
 std::string Links::link_name(std::size_t link) const {
@@ -107,7 +108,8 @@ std::string Links::link_name(std::size_t link) const {
     return fmt::format("node {} {}", k / 2, k % 2 == 0 ? "injection" : "ejection");
   }
   const std::size_t node = link / (2 * dims), d = (link / 2) % dims;
-  return fmt::format("node {} {}{}", node, link % 2 == 0 ? '+' : '-', "xyzwvu"[std::min<std::size_t>(d, 5)]);
+  return fmt::format("node {} {}{}", node, link % 2 == 0 ? '+' : '-',
+                     "xyzwvu"[std::min<std::size_t>(d, 5)]);
 }
 
 std::vector<LinkLoad> Links::loads() const {

@@ -52,9 +52,10 @@ NetworkSpec parse_network(const std::string& text) {
     spec.dims = parse_dims(rest);
     return spec;
   }
-  throw Error(fmt::format("unknown network '{}'; use ideal, switch, switch:NODES, torus:AxBxC or "
-                          "mesh:AxBxC (any number of dimensions)",
-                          text));
+  throw Error(
+      fmt::format("unknown network '{}'; use ideal, switch, switch:NODES, torus:AxBxC or "
+                  "mesh:AxBxC (any number of dimensions)",
+                  text));
 }
 
 NetworkSpec::Sharing parse_sharing(const std::string& text) {
@@ -79,7 +80,8 @@ std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement)
     std::string_view digits = std::string_view(placement).substr(7);
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
     if (ec != std::errc() || end != digits.data() + digits.size())
-      throw Error(fmt::format("placement '{}': the seed must be a non-negative integer", placement));
+      throw Error(
+          fmt::format("placement '{}': the seed must be a non-negative integer", placement));
     linear();
     std::mt19937_64 rng(seed);
     std::shuffle(node.begin(), node.end(), rng);
@@ -92,9 +94,10 @@ std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement)
         throw Error(fmt::format("placement file {} has fewer than {} node numbers (one per rank)",
                                 path, ranks));
   } else {
-    throw Error(fmt::format("unknown placement '{}'; use linear, round-robin, random:SEED or "
-                            "file:PATH",
-                            placement));
+    throw Error(
+        fmt::format("unknown placement '{}'; use linear, round-robin, random:SEED or "
+                    "file:PATH",
+                    placement));
   }
   for (int r = 0; r < ranks; ++r)
     if (node[static_cast<std::size_t>(r)] < 0 || node[static_cast<std::size_t>(r)] >= nodes)

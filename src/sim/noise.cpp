@@ -79,17 +79,21 @@ void add_noise(NoiseSpec& spec, const std::string& text) {
   if (kind == "os" || kind == "net") {
     std::int64_t period = -1, duration = -1;
     for (const auto& [key, value] : options(rest)) {
-      if (key == "period") period = parse_ns(value, key);
-      else if (key == "duration") duration = parse_ns(value, key);
-      else if (key == "phase" && kind == "os") parse_phase(spec, value);
-      else throw Error(fmt::format("noise: unknown key '{}' in '{}'; {}", key, text, kForms));
+      if (key == "period")
+        period = parse_ns(value, key);
+      else if (key == "duration")
+        duration = parse_ns(value, key);
+      else if (key == "phase" && kind == "os")
+        parse_phase(spec, value);
+      else
+        throw Error(fmt::format("noise: unknown key '{}' in '{}'; {}", key, text, kForms));
     }
     if (period <= 0 || duration < 0)
       throw Error(fmt::format("noise: '{}' needs period=NS > 0 and duration=NS", text));
     if (kind == "os") {
       if (duration >= period)
-        throw Error(fmt::format("noise: '{}': a detour as long as its period leaves no CPU time",
-                                text));
+        throw Error(
+            fmt::format("noise: '{}': a detour as long as its period leaves no CPU time", text));
       spec.os = NoiseSpec::Os::Periodic;
       spec.os_period = period;
       spec.os_duration = duration;
@@ -101,7 +105,8 @@ void add_noise(NoiseSpec& spec, const std::string& text) {
   }
   if (kind == "trace" && !rest.empty()) {
     auto comma = rest.find(',');
-    for (const auto& [key, value] : options(comma == std::string::npos ? "" : rest.substr(comma + 1))) {
+    for (const auto& [key, value] :
+         options(comma == std::string::npos ? "" : rest.substr(comma + 1))) {
       if (key != "phase") throw Error(fmt::format("noise: unknown key '{}' in '{}'", key, text));
       parse_phase(spec, value);
     }
@@ -126,10 +131,12 @@ std::vector<Detour> read_noise_trace(const std::string& text) {
     std::istringstream fields(line);
     double start = 0, duration = 0;
     if (!(fields >> start >> duration) || start < 0 || duration < 0)
-      throw Error(fmt::format("line {}: expected \"start<TAB>duration\" in ns, got \"{}\"", number, line));
+      throw Error(
+          fmt::format("line {}: expected \"start<TAB>duration\" in ns, got \"{}\"", number, line));
     Detour d{std::llround(start), std::llround(duration)};
     if (!out.empty() && d.start < out.back().start + out.back().duration)
-      throw Error(fmt::format("line {}: detours must be in time order and must not overlap", number));
+      throw Error(
+          fmt::format("line {}: detours must be in time order and must not overlap", number));
     out.push_back(d);
   }
   if (out.size() < 2) throw Error("a noise trace needs at least two detours");

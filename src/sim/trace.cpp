@@ -32,8 +32,9 @@ std::string ops_csv(const CompactSchedule& s, const SimResult& r) {
   std::string out = "rank,op,kind,peer,tag,amount,start_ns,end_ns\n";
   for (int rank = 0; rank < s.ranks(); ++rank)
     for (OpIndex i = s.first_op(rank); i < s.first_op(rank + 1); ++i)
-      out += fmt::format("{},{},{},{},{},{},{},{}\n", rank, i - s.first_op(rank), to_string(s.kind(i)),
-                         s.peer(i), s.tag(i), s.amount(i), r.op_start[i], r.op_end[i]);
+      out +=
+          fmt::format("{},{},{},{},{},{},{},{}\n", rank, i - s.first_op(rank), to_string(s.kind(i)),
+                      s.peer(i), s.tag(i), s.amount(i), r.op_start[i], r.op_end[i]);
   return out;
 }
 
@@ -42,16 +43,17 @@ std::string chrome_trace(const CompactSchedule& s, const SimResult& r) {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   bool first = true;
   for (int rank = 0; rank < s.ranks(); ++rank) {
-    out += fmt::format("{}{{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": {}, "
-                       "\"args\": {{\"name\": \"rank {}\"}}}}",
-                       first ? "" : ",\n", rank, rank);
+    out += fmt::format(
+        "{}{{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": {}, "
+        "\"args\": {{\"name\": \"rank {}\"}}}}",
+        first ? "" : ",\n", rank, rank);
     first = false;
     for (OpIndex i = s.first_op(rank); i < s.first_op(rank + 1); ++i)
-      out += fmt::format(",\n{{\"name\": \"{}\", \"cat\": \"{}\", \"ph\": \"X\", \"pid\": 0, "
-                         "\"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}}}",
-                         label(s, i), to_string(s.kind(i)), rank,
-                         static_cast<double>(r.op_start[i]) / 1e3,
-                         static_cast<double>(r.op_end[i] - r.op_start[i]) / 1e3);
+      out += fmt::format(
+          ",\n{{\"name\": \"{}\", \"cat\": \"{}\", \"ph\": \"X\", \"pid\": 0, "
+          "\"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}}}",
+          label(s, i), to_string(s.kind(i)), rank, static_cast<double>(r.op_start[i]) / 1e3,
+          static_cast<double>(r.op_end[i] - r.op_start[i]) / 1e3);
   }
   out += "\n]}\n";
   return out;

@@ -203,8 +203,8 @@ namespace {
 //         when rank 0's CPU is busy until 605494: taken then, cpu = 605494 + 1500 + 599994
 //         = 1206988; rank 2's rendezvous send completes at 605494.
 TEST(SimLogGP, GoalFileWithAnySourceAndRendezvous) {
-  Schedule s = schedule_from_goal(read_text_file(std::string(CHOREO_TEST_DATA) +
-                                                 "/sim/anysource_rendezvous.goal"));
+  Schedule s = schedule_from_goal(
+      read_text_file(std::string(CHOREO_TEST_DATA) + "/sim/anysource_rendezvous.goal"));
   SimResult r = simulate(compact(s), SimOptions{});
   EXPECT_EQ(r.finish, (std::vector<std::int64_t>{1206988, 4500, 605494}));
 }

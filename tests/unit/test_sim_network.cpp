@@ -15,9 +15,8 @@ namespace {
 using test::Builder;
 using ::testing::HasSubstr;
 
-SimResult run(const Schedule& s, const std::string& network, LogGOPS p = {},
-              double link_G = -1, std::int64_t hop_latency = 0,
-              const std::string& placement = "linear",
+SimResult run(const Schedule& s, const std::string& network, LogGOPS p = {}, double link_G = -1,
+              std::int64_t hop_latency = 0, const std::string& placement = "linear",
               NetworkSpec::Sharing sharing = NetworkSpec::Sharing::Serialize) {
   SimOptions options;
   options.params = p;
@@ -49,7 +48,8 @@ TEST(SimNetwork, IncastOnASwitchTakesKTransfers) {
     SimResult res = run(b.build(), "switch", p, link_G);
     const std::int64_t hold = static_cast<std::int64_t>(s * link_G);
     const std::int64_t last_arrival = p.o + p.L + (k - 1) * hold;
-    EXPECT_EQ(res.finish[0], last_arrival + p.o + std::llround(static_cast<double>(s - 1) * p.G)) << k;
+    EXPECT_EQ(res.finish[0], last_arrival + p.o + std::llround(static_cast<double>(s - 1) * p.G))
+        << k;
     EXPECT_EQ(messages_per_link(res)["node 0 ejection"], k);
   }
 }
@@ -109,11 +109,11 @@ TEST(SimNetwork, DimensionOrderRoutingGoesXThenY) {
   b.send(0, 0, 8, 1).recv(8, 0, 0, 1);
   auto loads = messages_per_link(run(b.build(), "mesh:3x3"));
   EXPECT_EQ(loads, (std::map<std::string, std::int64_t>{{"node 0 injection", 1},
-                                                         {"node 0 +x", 1},
-                                                         {"node 1 +x", 1},
-                                                         {"node 2 +y", 1},
-                                                         {"node 5 +y", 1},
-                                                         {"node 8 ejection", 1}}));
+                                                        {"node 0 +x", 1},
+                                                        {"node 1 +x", 1},
+                                                        {"node 2 +y", 1},
+                                                        {"node 5 +y", 1},
+                                                        {"node 8 ejection", 1}}));
 }
 
 // Fair sharing: two 1000-byte flows into node 0 from t0 = o share its ejection link, each
@@ -145,8 +145,8 @@ TEST(SimNetwork, RanksOfOneNodeUseNoLinks) {
   EXPECT_TRUE(run(b.build(), "switch:2").links.empty());
   // round-robin: 0,2 on node 0 and 1,3 on node 1: both messages cross, on the same links.
   auto loads = messages_per_link(run(b.build(), "switch:2", {}, -1, 0, "round-robin"));
-  EXPECT_EQ(loads, (std::map<std::string, std::int64_t>{{"node 0 injection", 2},
-                                                         {"node 1 ejection", 2}}));
+  EXPECT_EQ(loads,
+            (std::map<std::string, std::int64_t>{{"node 0 injection", 2}, {"node 1 ejection", 2}}));
 }
 
 TEST(SimNetwork, Placements) {

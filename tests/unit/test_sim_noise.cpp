@@ -33,10 +33,10 @@ NoiseSpec periodic(std::int64_t period, std::int64_t duration, std::int64_t phas
 
 TEST(SimNoise, ADetourDuringACalcLengthensItByItsDuration) {
   Noise noise(periodic(1000, 100, 0), 1);
-  EXPECT_EQ(noise.cpu_end(0, 200, 300), 500);     // no detour in [200, 500)
-  EXPECT_EQ(noise.cpu_end(0, 800, 300), 1200);    // the detour at 1000 adds 100
-  EXPECT_EQ(noise.cpu_end(0, 0, 250), 350);       // starts inside one: waits for its end
-  EXPECT_EQ(noise.cpu_end(0, 0, 2000), 2300);     // three detours
+  EXPECT_EQ(noise.cpu_end(0, 200, 300), 500);   // no detour in [200, 500)
+  EXPECT_EQ(noise.cpu_end(0, 800, 300), 1200);  // the detour at 1000 adds 100
+  EXPECT_EQ(noise.cpu_end(0, 0, 250), 350);     // starts inside one: waits for its end
+  EXPECT_EQ(noise.cpu_end(0, 0, 2000), 2300);   // three detours
 }
 
 TEST(SimNoise, PeriodicDetoursMatchBruteForce) {
@@ -48,7 +48,9 @@ TEST(SimNoise, PeriodicDetoursMatchBruteForce) {
     const std::int64_t period = pick(2, 300), duration = pick(0, period - 1), phase = pick(0, 1000);
     Noise noise(periodic(period, duration, phase), 1);
     const std::int64_t start = pick(0, 2000), work = pick(0, 900);
-    auto stolen = [&](std::int64_t t) { return ((t - phase) % period + period) % period < duration; };
+    auto stolen = [&](std::int64_t t) {
+      return ((t - phase) % period + period) % period < duration;
+    };
     ASSERT_EQ(noise.cpu_end(0, start, work), brute_force_end(start, work, stolen))
         << "period " << period << " duration " << duration << " phase " << phase << " start "
         << start << " work " << work;
@@ -81,7 +83,8 @@ TEST(SimNoise, SameSeedSameRunOtherSeedOtherRun) {
     add_noise(o.noise, seed);
     test::Builder b(16);
     for (int r = 0; r < 16; ++r)
-      for (int k = 1; k < 16; k *= 2) b.send(r, 2 * k, r ^ k, 100, k).recv(r, 2 * k + 1, r ^ k, 100, k);
+      for (int k = 1; k < 16; k *= 2)
+        b.send(r, 2 * k, r ^ k, 100, k).recv(r, 2 * k + 1, r ^ k, 100, k);
     return simulate(compact(b.build()), o).makespan;
   };
   EXPECT_EQ(makespan("seed=5"), makespan("seed=5"));

@@ -37,7 +37,9 @@ void add_report_command(CLI::App& app, const Global& global) {
                  r.ranks, r.algorithm, r.messages,
                  human_bytes(static_cast<double>(r.bytes_per_iteration)), human_seconds(r.median),
                  human_seconds(r.min), human_seconds(r.max),
-                 human_bytes(static_cast<double>(r.bytes_verified)));
+                 r.engine.starts_with("choreo sim")
+                     ? std::string("simulated")
+                     : human_bytes(static_cast<double>(r.bytes_verified)));
   });
 }
 

@@ -7,6 +7,7 @@
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
+#include "choreo/run_result.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/trace.hpp"
 #include "choreo/validate.hpp"
@@ -21,7 +22,7 @@ struct Args {
   double link_G = -1;
   std::int64_t hop_latency = 0;
   int top_links = 5;
-  std::string ops_csv, trace;
+  std::string ops_csv, trace, output, label;
   std::vector<std::string> noise;
   bool no_validate = false;
 };
@@ -32,15 +33,19 @@ std::size_t peak_rss_bytes() {
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-sim::CompactSchedule load(const Args& a, std::string& name, double& build_seconds) {
+/// The schedule to simulate; `name` and `algorithm` describe it for the output.
+sim::CompactSchedule load(const Args& a, std::string& name, std::string& algorithm,
+                          double& build_seconds) {
   auto start = std::chrono::steady_clock::now();
   sim::CompactSchedule s = [&] {
     if (!a.generate.empty()) {
       name = a.generate;
+      algorithm = a.generate.substr(0, a.generate.find(':', a.generate.find(':') + 1));
       return coll::generate(a.generate);
     }
     name = a.file;
     Schedule schedule = load_schedule(a.file);
+    algorithm = schedule.algorithm;
     if (!a.no_validate) validate(schedule);
     return sim::compact(schedule);
   }();
@@ -48,14 +53,36 @@ sim::CompactSchedule load(const Args& a, std::string& name, double& build_second
   return s;
 }
 
+/// The simulation as a run result, so `choreo report` shows it beside real runs.
+RunResult as_run(const Args& a, const std::string& name, const std::string& algorithm,
+                 const sim::CompactSchedule& s, const sim::SimResult& r) {
+  RunResult run;
+  run.label = a.label;
+  run.schedule = name;
+  run.algorithm = algorithm;
+  run.engine = fmt::format("choreo sim, {} ({})", a.network, a.sharing);
+  run.ranks = s.ranks();
+  run.repetitions = 1;
+  run.median = run.min = run.max = static_cast<double>(r.makespan) * 1e-9;
+  run.seconds = {run.median};
+  for (sim::OpIndex i = 0; i < s.op_count(); ++i)
+    if (s.kind(i) == OpKind::Send) {
+      ++run.messages;
+      run.bytes_per_iteration += s.amount(i);
+    }
+  return run;
+}
+
 /// Link loads: busy time and its share of the makespan (utilisation).
 nlohmann::json links_json(const sim::SimResult& r) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& l : r.links)
-    out.push_back({{"link", l.name},
-                   {"busy_ns", l.busy_ns},
-                   {"messages", l.messages},
-                   {"utilisation", r.makespan > 0 ? static_cast<double>(l.busy_ns) / static_cast<double>(r.makespan) : 0}});
+    out.push_back(
+        {{"link", l.name},
+         {"busy_ns", l.busy_ns},
+         {"messages", l.messages},
+         {"utilisation",
+          r.makespan > 0 ? static_cast<double>(l.busy_ns) / static_cast<double>(r.makespan) : 0}});
   return out;
 }
 
@@ -85,9 +112,12 @@ void run(const Args& a, const Global& global) {
   for (const auto& n : a.noise) sim::add_noise(options.noise, n);
   std::string name;
   double build_seconds = 0;
-  sim::CompactSchedule schedule = load(a, name, build_seconds);
+  std::string algorithm;
+  sim::CompactSchedule schedule = load(a, name, algorithm, build_seconds);
   sim::SimResult r = sim::simulate(schedule, options);
   if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
+  if (!a.output.empty())
+    write_text_file(a.output, run_result_to_json(as_run(a, name, algorithm, schedule, r)));
   if (!a.trace.empty()) {
     if (schedule.op_count() > 2'000'000)
       throw Error(fmt::format("a Chrome trace of {} ops would not open; trace a smaller run",
@@ -120,8 +150,8 @@ void run(const Args& a, const Global& global) {
     return print_json(out);
   }
   fmt::print("schedule     {} ({} ranks, {} ops)\n", name, schedule.ranks(), schedule.op_count());
-  fmt::print("model        LogGOPS L={} o={} g={} G={} O={} S={} (ns, ns/byte)\n", p.L, p.o,
-             p.g, p.G, p.O, p.S);
+  fmt::print("model        LogGOPS L={} o={} g={} G={} O={} S={} (ns, ns/byte)\n", p.L, p.o, p.g,
+             p.G, p.O, p.S);
   fmt::print("network      {} ({}), placement {}\n", a.network, a.sharing, a.placement);
   fmt::print("makespan     {} ns ({})\n", r.makespan,
              human_seconds(static_cast<double>(r.makespan) * 1e-9));
@@ -164,6 +194,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
                   "Noise, repeatable: os:period=NS,duration=NS[,phase=random|same], "
                   "trace:PATH[,phase=random|same] (LogGOPSim's start<TAB>duration format), "
                   "net:period=NS,duration=NS, seed=N");
+  cmd->add_option("-o,--output", a->output,
+                  "Also write the result as a run (choreo.run/1 JSON) for `choreo report`");
+  cmd->add_option("--label", a->label, "Free text naming this run in reports");
   cmd->add_option("--ops-csv", a->ops_csv, "Write every op's start and end (ns) to this CSV");
   cmd->add_option("--trace", a->trace,
                   "Write a Chrome trace (JSON, one track per rank; open it in Perfetto)");

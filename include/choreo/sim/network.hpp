@@ -39,8 +39,8 @@ std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement)
 
 /// Load of one link over a simulation.
 struct LinkLoad {
-  std::string name;            ///< "node 3 up", "node 5 +x", ...
-  std::int64_t busy_ns = 0;    ///< time it carried data
+  std::string name;          ///< "node 3 up", "node 5 +x", ...
+  std::int64_t busy_ns = 0;  ///< time it carried data
   std::int64_t messages = 0;
 };
 

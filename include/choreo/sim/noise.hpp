@@ -20,7 +20,7 @@ struct Detour {
 struct NoiseSpec {
   enum class Os { None, Periodic, Trace } os = Os::None;
   std::int64_t os_period = 0, os_duration = 0;
-  bool in_phase = false;         ///< all ranks' detours at the same times
+  bool in_phase = false;          ///< all ranks' detours at the same times
   std::int64_t fixed_phase = -1;  ///< with in_phase: that phase (ns), or -1 for a random one
   std::vector<Detour> trace;
   std::int64_t net_period = 0, net_duration = 0;  ///< 0: no network noise
