@@ -1,0 +1,172 @@
+// Paper 000's schedulers, checked by an independent checker written here, against the
+// degree bound, and against the paper's Table 1.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <set>
+
+#include "choreo/error.hpp"
+#include "choreo/sched.hpp"
+#include "choreo/validate.hpp"
+
+namespace choreo {
+namespace {
+
+/// The properties every slotted plan must have, checked without the library's checker:
+/// each message sent exactly once, by its sender, and (when asked) no destination
+/// receiving two sends in one slot. Returns the number of slots used.
+std::size_t expect_sound(const Pattern& p, const SlotPlan& plan, bool contention_free) {
+  std::multiset<int> sent;
+  std::map<std::pair<std::size_t, int>, int> receivers;
+  std::size_t slots = 0;
+  for (int r = 0; r < p.ranks; ++r) {
+    const auto& s = plan.slots[static_cast<std::size_t>(r)];
+    for (std::size_t t = 0; t < s.size(); ++t) {
+      if (s[t] == kDelaySlot) continue;
+      const Message& m = p.messages[static_cast<std::size_t>(s[t])];
+      EXPECT_EQ(m.src, r);
+      sent.insert(s[t]);
+      const int senders = ++receivers[std::pair{t, m.dst}];
+      if (contention_free) {
+        EXPECT_EQ(senders, 1) << "slot " << t << " dst " << m.dst;
+      }
+      slots = std::max(slots, t + 1);
+    }
+  }
+  std::multiset<int> all;
+  for (int i = 0; i < static_cast<int>(p.messages.size()); ++i) all.insert(i);
+  EXPECT_EQ(sent, all);
+  return slots;
+}
+
+int degree_bound(const Pattern& p) {
+  std::vector<int> out(static_cast<std::size_t>(p.ranks)), in(out);
+  int d = 0;
+  for (const auto& m : p.messages) {
+    d = std::max(d, ++out[static_cast<std::size_t>(m.src)]);
+    d = std::max(d, ++in[static_cast<std::size_t>(m.dst)]);
+  }
+  return d;
+}
+
+Pattern random_pattern(std::mt19937_64& rng, int ranks, double density) {
+  Pattern p{ranks, {}};
+  std::bernoulli_distribution keep(density);
+  for (int s = 0; s < ranks; ++s)
+    for (int d = 0; d < ranks; ++d)
+      if (s != d && keep(rng)) p.messages.push_back({s, d, 1024});
+  std::shuffle(p.messages.begin(), p.messages.end(), rng);
+  return p;
+}
+
+TEST(Sched, OptimalReachesTheDegreeBoundOnRandomPatterns) {
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 60; ++i) {
+    Pattern p = random_pattern(rng, 2 + i % 30, 0.05 + 0.015 * i);
+    SlotPlan plan = plan_optimal(p);
+    EXPECT_EQ(static_cast<int>(expect_sound(p, plan, true)), degree_bound(p)) << i;
+  }
+}
+
+TEST(Sched, DelayInsertionIsContentionFreeOnRandomPatterns) {
+  std::mt19937_64 rng(2);
+  for (int i = 0; i < 60; ++i) {
+    Pattern p = random_pattern(rng, 2 + i % 30, 0.05 + 0.015 * i);
+    const auto slots = expect_sound(p, plan_delay_insertion(p), true);
+    EXPECT_GE(static_cast<int>(slots), degree_bound(p));
+  }
+}
+
+TEST(Sched, RegularPatternsNeedNoDelays) {
+  // The paper: for regular patterns Algorithm 1 finds Thakur's schedule, with no delays.
+  for (int n : {2, 5, 16}) {
+    Pattern p = patterns::alltoall(n, 8);
+    SlotModel model;
+    EXPECT_EQ(report_plan(p, plan_delay_insertion(p), model).delays, 0);
+    EXPECT_EQ(report_plan(p, plan_ring(p), model).contention_pairs, 0);
+  }
+}
+
+TEST(Sched, RingOnGatherCollidesEverywhere) {
+  const int n = 64;
+  Pattern p = patterns::gather(n, 64512);
+  PlanReport r = report_plan(p, plan_ring(p), SlotModel{});
+  EXPECT_EQ(r.contention_pairs, (n - 1) * (n - 2) / 2);  // all 63 sends in slot 0
+  EXPECT_EQ(r.predicted_ns, -1);
+}
+
+// Table 1 of paper 000 (with L large enough for eq. 14, as the table assumes): contention
+// for Ring on gather and triangle only; every contention-free plan takes (n-1) I(k) + L + o.
+TEST(Sched, ReproducesPaperTable1) {
+  const int n = 16;
+  const std::int64_t k = 64512;
+  SlotModel model;
+  model.L = 1'000'000'000;  // L >= |S_q| I(k) for every q
+  const std::int64_t expected = (n - 1) * model.interval(k) + model.L + model.o;
+  struct Row {
+    const char* name;
+    Pattern pattern;
+    bool ring_contention;
+  };
+  for (const Row& row :
+       {Row{"scatter", patterns::scatter(n, k), false}, Row{"gather", patterns::gather(n, k), true},
+        Row{"alltoall", patterns::alltoall(n, k), false},
+        Row{"triangle", patterns::triangle(n, k), true}}) {
+    PlanReport ring = report_plan(row.pattern, plan_ring(row.pattern), model);
+    EXPECT_EQ(ring.contention_pairs > 0, row.ring_contention) << row.name;
+    if (!row.ring_contention) {
+      EXPECT_EQ(ring.predicted_ns, expected) << row.name;
+    }
+    for (const SlotPlan& plan : {plan_delay_insertion(row.pattern), plan_optimal(row.pattern)}) {
+      PlanReport r = report_plan(row.pattern, plan, model);
+      EXPECT_EQ(r.contention_pairs, 0) << row.name << " " << plan.algorithm;
+      EXPECT_EQ(r.predicted_ns, expected) << row.name << " " << plan.algorithm;
+      EXPECT_EQ(r.predicted_ns, r.lower_bound_ns) << row.name << " " << plan.algorithm;
+    }
+  }
+}
+
+TEST(Sched, PlansBecomeValidSchedulesWithDelaysBetweenSends) {
+  Pattern p = patterns::gather(5, 100);
+  Schedule s = schedule_from_plan(p, plan_delay_insertion(p), 400000);
+  EXPECT_NO_THROW(validate(s));
+  EXPECT_EQ(s.algorithm, "delay-insertion");
+  // Rank 4 waits its turn: three delays, then its send, each chained to the one before.
+  int delays = 0;
+  for (const Op& op : s.programs[4].ops) {
+    if (op.kind == OpKind::Delay) {
+      EXPECT_EQ(op.nanoseconds, 400000);
+      ++delays;
+    }
+    if (op.slot > 0) {
+      EXPECT_EQ(op.requires_completed.size() + op.requires_started.size(), 1u);
+    }
+  }
+  EXPECT_EQ(delays, 3);
+  int total_delays = 0;
+  for (const auto& program : s.programs)
+    for (const Op& op : program.ops) total_delays += op.kind == OpKind::Delay;
+  EXPECT_EQ(total_delays, 0 + 1 + 2 + 3);  // the four senders take slots 0..3
+}
+
+TEST(Sched, CheckerCatchesBrokenPlans) {
+  Pattern p = patterns::gather(3, 8);
+  SlotPlan plan = plan_ring(p);  // both senders in slot 0: contention
+  EXPECT_NO_THROW(check_plan(p, plan, false));
+  EXPECT_THROW(check_plan(p, plan, true), Error);
+  plan.slots[1].push_back(plan.slots[1][0]);  // sent twice
+  EXPECT_THROW(check_plan(p, plan, false), Error);
+  plan.slots[1] = {};
+  EXPECT_THROW(check_plan(p, plan, false), Error);  // never sent
+}
+
+TEST(Sched, OptimalIsFastOnADenseAlltoall) {
+  Pattern p = patterns::alltoall(512, 8);  // 261,632 messages
+  SlotPlan plan = plan_optimal(p);
+  EXPECT_EQ(static_cast<int>(expect_sound(p, plan, true)), 511);
+}
+
+}  // namespace
+}  // namespace choreo
