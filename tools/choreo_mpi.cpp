@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate_delay.hpp"
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/io.hpp"
@@ -86,10 +87,30 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", args.output, "Also write the result as JSON to this file");
   run->add_flag("--json", args.json, "Print the result as JSON (choreo.run/1)");
 
+  choreo::tools::CalibrateDelayArgs calibrate;
+  auto* sweep = app.add_subcommand(
+      "calibrate-delay",
+      "Sweep the delay of delay insertion on a gather of all ranks to rank 0 (paper 000, "
+      "Fig. 5) and print the best");
+  sweep->add_option("--bytes", calibrate.bytes, "Bytes per message (default 64512)")
+      ->check(CLI::NonNegativeNumber);
+  sweep->add_option("--from", calibrate.from_ns, "Smallest delay, ns (default 0)");
+  sweep->add_option("--to", calibrate.to_ns, "Largest delay, ns (default 1000000)");
+  sweep->add_option("--steps", calibrate.steps, "Delays tried (default 11)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--reps", calibrate.reps, "Timed iterations per delay (default 20)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--warmup", calibrate.warmup, "Untimed iterations first (default 2)")
+      ->check(CLI::NonNegativeNumber);
+  sweep->add_flag("--json", calibrate.json, "Print the sweep as JSON");
+
   int code = 0;
   try {
     app.parse(argc, argv);
-    code = run_command(args, rank);
+    if (*sweep)
+      choreo::tools::calibrate_delay(calibrate, rank);
+    else
+      code = run_command(args, rank);
   } catch (const CLI::ParseError& e) {
     code = rank == 0 ? app.exit(e) : (e.get_exit_code());
   } catch (const choreo::Error& e) {

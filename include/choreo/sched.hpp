@@ -52,6 +52,10 @@ SlotPlan plan_delay_insertion(const Pattern& pattern);
 /// (König's edge-colouring theorem), by alternating-path edge colouring.
 SlotPlan plan_optimal(const Pattern& pattern);
 
+/// CC-MPI-style phases (Karwande et al.): the optimal plan's slots as phases, each followed
+/// by a dissemination barrier of 0-byte messages (tags 1 and up; data uses tag 0).
+Schedule schedule_phases(const Pattern& pattern);
+
 /// Checks a plan against its pattern: every message exactly once, at most one send per rank
 /// per slot (by construction) and, if `contention_free`, no two sends to one destination in
 /// a slot. Throws choreo::Error naming the first violation.

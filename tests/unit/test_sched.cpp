@@ -170,3 +170,24 @@ TEST(Sched, OptimalIsFastOnADenseAlltoall) {
 
 }  // namespace
 }  // namespace choreo
+
+namespace choreo {
+namespace {
+
+TEST(Sched, PhasesCarryEveryMessageAndAreDeadlockFree) {
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 20; ++i) {
+    Pattern p = random_pattern(rng, 2 + i % 9, 0.3);
+    Schedule s = schedule_phases(p);
+    EXPECT_NO_THROW(validate(s)) << i;  // matching, sizes and no deadlock
+    std::multiset<std::tuple<int, int, std::int64_t>> data, expected;
+    for (int r = 0; r < s.ranks; ++r)
+      for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)
+        if (op.kind == OpKind::Send && op.tag == 0) data.insert({r, op.peer, op.bytes});
+    for (const auto& m : p.messages) expected.insert({m.src, m.dst, m.bytes});
+    EXPECT_EQ(data, expected);
+  }
+}
+
+}  // namespace
+}  // namespace choreo

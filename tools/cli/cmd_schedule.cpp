@@ -22,6 +22,8 @@ void run(const Args& a, const Global& global) {
   nlohmann::json report{{"output", a.out}, {"algorithm", a.algo}};
   if (a.algo == "direct") {
     s = schedule_direct(pattern);
+  } else if (a.algo == "phases") {
+    s = schedule_phases(pattern);
   } else {
     const SlotPlan plan = a.algo == "ring"    ? plan_ring(pattern)
                           : a.algo == "delay" ? plan_delay_insertion(pattern)
@@ -71,8 +73,9 @@ void add_schedule_command(CLI::App& app, const Global& global) {
   cmd->add_option("--algo", a->algo,
                   "direct: receives, then sends to r+1, r+2, ... at once; ring: Thakur's ring "
                   "(slots, no delays); delay: paper 000's delay insertion (Algorithms 1-2); "
-                  "optimal: fewest contention-free slots (edge colouring)")
-      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal"}));
+                  "optimal: fewest contention-free slots (edge colouring); phases: those slots "
+                  "separated by barriers (CC-MPI)")
+      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases"}));
   cmd->add_option("--delta", a->delta_ns, "Delay per empty slot, ns (default 400000, paper 000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
