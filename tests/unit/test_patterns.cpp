@@ -7,17 +7,13 @@
 #include "choreo/error.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
+#include "pattern_pairs.hpp"
 
 namespace choreo {
 namespace {
 
-using Pair = std::pair<int, int>;
-
-std::set<Pair> pairs(const Pattern& p) {
-  std::set<Pair> out;
-  for (const auto& m : p.messages) out.insert({m.src, m.dst});
-  return out;
-}
+using test::Pair;
+using test::pairs;
 
 TEST(Patterns, CountsMatchClosedForms) {
   for (int n : {1, 2, 5, 16}) {

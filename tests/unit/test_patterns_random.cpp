@@ -11,17 +11,13 @@
 
 #include "choreo/error.hpp"
 #include "choreo/pattern.hpp"
+#include "pattern_pairs.hpp"
 
 namespace choreo {
 namespace {
 
-using Pair = std::pair<int, int>;
-
-std::set<Pair> pairs(const Pattern& p) {
-  std::set<Pair> out;
-  for (const auto& m : p.messages) out.insert({m.src, m.dst});
-  return out;
-}
+using test::Pair;
+using test::pairs;
 
 std::vector<int> degrees(const Pattern& p) {  // undirected: out-degree of a symmetric pattern
   std::vector<int> d(static_cast<std::size_t>(p.ranks), 0);
