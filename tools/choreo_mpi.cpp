@@ -1,5 +1,6 @@
 // choreo-mpi: the part of choreo that runs under mpiexec (or smpirun).
 //   mpiexec -n 4 choreo-mpi run s.json [--reps 10] [--warmup 2] [--json] [-o result.json]
+//   mpiexec -n 4 choreo-mpi collective p.json --call alltoallv [--reps 10] [--json]
 // Every rank parses the same command line and reads the same schedule; only rank 0 prints.
 #include <fmt/core.h>
 #include <mpi.h>
@@ -10,12 +11,14 @@
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/io.hpp"
+#include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/mpi/executor.hpp"
 
 namespace {
 
 struct RunArgs {
   std::string schedule, label, output;
+  std::string call;  ///< collective: which MPI collective
   choreo::mpi::RunOptions options;
   bool json = false;
 };
@@ -33,24 +36,32 @@ void print_table(const choreo::RunResult& r) {
              choreo::human_seconds(r.max));
 }
 
-/// Every rank loads the schedule; they agree on failure so none waits in a collective.
-choreo::Schedule load_everywhere(const std::string& path, int rank) {
-  choreo::Schedule schedule;
+/// Every rank loads the file; they agree on failure so none waits in a collective.
+template <typename Load>
+auto load_everywhere(const std::string& path, int rank, Load load) {
+  decltype(load(path)) loaded;
   int ok = 1, all_ok = 0;
   try {
-    schedule = choreo::load_schedule(path);
+    loaded = load(path);
   } catch (const choreo::Error& e) {
     ok = 0;
     if (rank == 0) fmt::print(stderr, "choreo-mpi: error: {}\n", e.what());
   }
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all_ok) throw choreo::Error("");  // already reported
-  return schedule;
+  return loaded;
 }
 
-int run_command(const RunArgs& args, int rank) {
-  choreo::Schedule schedule = load_everywhere(args.schedule, rank);
-  choreo::RunResult result = choreo::mpi::run(schedule, MPI_COMM_WORLD, args.options);
+int run_command(const RunArgs& args, int rank, bool collective) {
+  choreo::RunResult result;
+  if (collective) {
+    const auto pattern = load_everywhere(args.schedule, rank, choreo::load_pattern);
+    result = choreo::mpi::run_collective(pattern, choreo::mpi::parse_collective(args.call),
+                                         MPI_COMM_WORLD, args.options);
+  } else {
+    const auto schedule = load_everywhere(args.schedule, rank, choreo::load_schedule);
+    result = choreo::mpi::run(schedule, MPI_COMM_WORLD, args.options);
+  }
   result.label = args.label;
   result.schedule = args.schedule;
   if (rank != 0) return 0;
@@ -61,6 +72,16 @@ int run_command(const RunArgs& args, int rank) {
   else
     print_table(result);
   return 0;
+}
+
+void add_timing_options(CLI::App* sub, RunArgs& args) {
+  sub->add_option("--warmup", args.options.warmup, "Untimed iterations first (default 2)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--reps", args.options.repetitions, "Timed iterations (default 10)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--label", args.label, "Free text naming this run in reports");
+  sub->add_option("-o,--output", args.output, "Also write the result as JSON to this file");
+  sub->add_flag("--json", args.json, "Print the result as JSON (choreo.run/1)");
 }
 
 }  // namespace
@@ -79,13 +100,21 @@ int main(int argc, char** argv) {
       "Run a schedule: persistent requests, warm-up, timed iterations; every received "
       "byte is verified. Prints the slowest rank's time per iteration (median, min, max).");
   run->add_option("SCHEDULE", args.schedule, "Schedule file (.json or .goal)")->required();
-  run->add_option("--warmup", args.options.warmup, "Untimed iterations first (default 2)")
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--reps", args.options.repetitions, "Timed iterations (default 10)")
-      ->check(CLI::PositiveNumber);
-  run->add_option("--label", args.label, "Free text naming this run in reports");
-  run->add_option("-o,--output", args.output, "Also write the result as JSON to this file");
-  run->add_flag("--json", args.json, "Print the result as JSON (choreo.run/1)");
+  add_timing_options(run, args);
+
+  auto* coll = app.add_subcommand(
+      "collective",
+      "Run the MPI library's own collective on a pattern (the baselines of paper 000's Table "
+      "3): timed and verified like `run`");
+  coll->add_option("PATTERN", args.schedule, "Pattern file (.json, from `choreo pattern`)")
+      ->required();
+  coll->add_option("--call", args.call,
+                   "bcast|scatter (one root sending equal messages), gather, allgather|alltoall "
+                   "(full alltoall), alltoallv, neighbor_alltoallv (any pattern; not in SMPI)")
+      ->required()
+      ->check(CLI::IsMember({"bcast", "scatter", "gather", "allgather", "alltoall", "alltoallv",
+                             "neighbor_alltoallv"}));
+  add_timing_options(coll, args);
 
   choreo::tools::CalibrateDelayArgs calibrate;
   auto* sweep = app.add_subcommand(
@@ -110,7 +139,7 @@ int main(int argc, char** argv) {
     if (*sweep)
       choreo::tools::calibrate_delay(calibrate, rank);
     else
-      code = run_command(args, rank);
+      code = run_command(args, rank, coll->parsed());
   } catch (const CLI::ParseError& e) {
     code = rank == 0 ? app.exit(e) : (e.get_exit_code());
   } catch (const choreo::Error& e) {

@@ -54,6 +54,14 @@ Pattern scale_free(int ranks, int m0, int m, std::int64_t bytes, std::uint64_t s
 /// ranks >= 1 and bytes >= 0; throws choreo::Error otherwise.
 Pattern random_density(int ranks, double density, std::int64_t bytes, std::uint64_t seed);
 
+/// The same pattern with each message's size drawn independently and uniformly from
+/// [min_bytes, max_bytes], in message order. Deterministic for a seed (std::mt19937_64 with
+/// choreo's own integer sampling), on a stream of its own: passing the seed that made the
+/// pattern does not tie the sizes to its shape. Requires 0 <= min_bytes <= max_bytes; throws
+/// choreo::Error otherwise.
+Pattern with_random_sizes(Pattern pattern, std::int64_t min_bytes, std::int64_t max_bytes,
+                          std::uint64_t seed);
+
 /// Paper 000's eq. 18: D = |A| / (n (n-1)), with |A| the number of messages (a pattern is a
 /// simple digraph, one message per ordered pair); 0 when n = 1.
 double density(const Pattern& pattern);

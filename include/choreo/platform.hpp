@@ -47,6 +47,11 @@ struct LinkParams {
 struct SwitchPlatform {
   int nodes = 0;
   LinkParams link;
+  /// Write the switch as a router with one link per node and explicit routes instead of a
+  /// SimGrid <cluster>: SimGrid 3.32's ns-3 network model cannot simulate a cluster (it dies
+  /// of SIGFPE). ns-3 links are full duplex point-to-point channels; use this form only with
+  /// --cfg=network/model:ns-3 (in the flow model its links would be shared by both directions).
+  bool for_ns3 = false;
 };
 
 /// A torus with any number of dimensions, e.g. {2, 3, 4} (paper 001's FX10), built with

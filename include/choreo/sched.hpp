@@ -63,11 +63,72 @@ void check_plan(const Pattern& pattern, const SlotPlan& plan, bool contention_fr
 
 PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotModel& model);
 
+/// How a plan's slots become time.
+enum class Pacing {
+  /// Paper 000's Fig. 4: only an empty slot sleeps (δ after the op before it started); a
+  /// send in the next slot starts as soon as the send before it started, and the NIC or the
+  /// network spaces them. Where a rank's sends go out together and share its link (SMPI's
+  /// flow model, several TCP sockets) its later slots drift early and collide.
+  EmptySlots,
+  /// Time-slotted: every slot lasts δ, so the send of slot t starts t·δ after the rank's
+  /// first op, whatever the slots before it held. With δ one message's port time the slots
+  /// stay aligned across ranks, and a contention-free plan stays contention-free.
+  EverySlot,
+};
+
 /// The plan as a Schedule; delays sleep `delay_ns`. Messages use tag 0.
-Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::int64_t delay_ns);
+Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::int64_t delay_ns,
+                            Pacing pacing = Pacing::EmptySlots);
 
 /// The naive baseline: the ring order without slots; what a plain MPI_Alltoallv-style loop
 /// does. Every rank posts all its receives, then sends to r+1, r+2, ... (wrapping).
 Schedule schedule_direct(const Pattern& pattern);
+
+// ---- unequal sizes: an open shop in byte-times ------------------------------------------
+// Every rank has one send port and one receive port. A message src -> dst of b bytes holds
+// src's send port and dst's receive port for the b byte-times [start, start + b), without
+// preemption (one message, one send). Time is counted in bytes: at B bytes/s a byte-time is
+// 1/B s.
+
+struct TimedSend {
+  int message = 0;         ///< index into pattern.messages
+  std::int64_t start = 0;  ///< byte-times after the start of the exchange
+  friend bool operator==(const TimedSend&, const TimedSend&) = default;
+};
+
+struct TimedPlan {
+  /// sends[r]: rank r's sends in the order it makes them (by start time).
+  std::vector<std::vector<TimedSend>> sends;
+  std::string algorithm;
+};
+
+/// The largest number of bytes through one port: max over ranks of max(bytes sent, bytes
+/// received). No plan, timed or slotted, finishes in fewer byte-times.
+std::int64_t port_bytes_lower_bound(const Pattern& pattern);
+
+/// When the last message of a plan (one that passes check_timed_plan) ends, in byte-times.
+std::int64_t makespan_bytes(const Pattern& pattern, const TimedPlan& plan);
+
+/// A short non-preemptive open-shop plan: dense list scheduling that, whenever ports free up,
+/// starts the waiting message whose sender or receiver has the most bytes still to go first
+/// (longest remaining port load first), with variants of the rule tried until one reaches the
+/// bound (docs/scheduling.md). Dense (no sender and receiver of a waiting message are ever idle
+/// together), so at most 2x port_bytes_lower_bound. When all messages have one size k it also
+/// colours the pattern (plan_optimal) and keeps the shorter plan, so equal sizes always reach
+/// the bound, degree x k. Deterministic. Validates the pattern (throws choreo::Error).
+TimedPlan plan_open_shop(const Pattern& pattern);
+
+/// Checks a timed plan against its pattern: every message exactly once, by its sender, at a
+/// start >= 0; each rank's sends in order, each starting when the one before it has ended; no
+/// two messages into one receiver overlapping. Throws choreo::Error naming the first violation.
+void check_timed_plan(const Pattern& pattern, const TimedPlan& plan);
+
+/// The plan in paper 000's runtime shape (Fig. 4), as schedule_from_plan: receives posted
+/// first; sends in plan order, each started once the send before it started; where a send
+/// starts later than the one before it ends, a delay before it that sleeps from the start of
+/// the send before it (or from time 0) to its own start, at `ns_per_byte` (> 0) ns a byte.
+/// Messages use tag 0; ops carry no slot.
+Schedule schedule_from_timed_plan(const Pattern& pattern, const TimedPlan& plan,
+                                  double ns_per_byte);
 
 }  // namespace choreo

@@ -1,6 +1,6 @@
-// Random patterns for paper 000's evaluation: Barabási–Albert scale-free neighbour exchange
-// and patterns of an exact density. Sampling is choreo's own (on std::mt19937_64) so a seed
-// gives the same pattern with every standard library.
+// Random patterns for paper 000's evaluation: Barabási–Albert scale-free neighbour exchange,
+// patterns of an exact density, and random message sizes. Sampling is choreo's own (on
+// std::mt19937_64) so a seed gives the same pattern with every standard library.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -183,6 +183,23 @@ Pattern random_density(int ranks, double density, std::int64_t bytes, std::uint6
     p.messages.push_back({static_cast<int>(src), static_cast<int>(dst), bytes});
   }
   return p;
+}
+
+Pattern with_random_sizes(Pattern pattern, std::int64_t min_bytes, std::int64_t max_bytes,
+                          std::uint64_t seed) {
+  if (min_bytes < 0)
+    throw Error(
+        fmt::format("random sizes: the smallest size must be >= 0 bytes, not {}", min_bytes));
+  if (min_bytes > max_bytes)
+    throw Error(fmt::format(
+        "random sizes: the smallest size ({} B) is larger than the largest ({} B); swap them",
+        min_bytes, max_bytes));
+  // An odd constant (2^64 / golden ratio) moves the seed off the pattern generators' stream.
+  std::mt19937_64 rng(seed + 0x9e3779b97f4a7c15ULL);
+  const std::uint64_t span = static_cast<std::uint64_t>(max_bytes - min_bytes) + 1;
+  for (auto& m : pattern.messages)
+    m.bytes = min_bytes + static_cast<std::int64_t>(below(rng, span));
+  return pattern;
 }
 
 double density(const Pattern& pattern) {

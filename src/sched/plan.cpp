@@ -1,8 +1,10 @@
-// SlotPlan checks, paper 000's prediction model, and plan -> Schedule.
+// SlotPlan checks, paper 000's prediction model, and slotted or timed plan -> Schedule.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <string>
 
 #include "choreo/error.hpp"
 #include "choreo/sched.hpp"
@@ -18,6 +20,60 @@ std::size_t used_length(const std::vector<int>& slots) {
 }
 
 int ring_distance(int from, int to, int ranks) { return ((to - from) % ranks + ranks) % ranks; }
+
+/// Fig. 4, first part: every rank's receives, all posted at the start, in the order the
+/// ring's sends reach it.
+Schedule post_receives(const Pattern& pattern, const std::string& algorithm) {
+  Schedule s;
+  s.ranks = pattern.ranks;
+  s.algorithm = algorithm;
+  s.programs.resize(static_cast<std::size_t>(pattern.ranks));
+  std::vector<std::vector<const Message*>> incoming(s.programs.size());
+  for (const auto& m : pattern.messages) incoming[static_cast<std::size_t>(m.dst)].push_back(&m);
+  for (int r = 0; r < pattern.ranks; ++r) {
+    auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
+    auto& in = incoming[static_cast<std::size_t>(r)];
+    std::stable_sort(in.begin(), in.end(), [&](const Message* a, const Message* b) {
+      return ring_distance(a->src, r, pattern.ranks) < ring_distance(b->src, r, pattern.ranks);
+    });
+    for (const Message* m : in) {
+      Op op;
+      op.id = static_cast<std::int64_t>(ops.size());
+      op.kind = OpKind::Recv;
+      op.peer = m->src;
+      op.bytes = m->bytes;
+      ops.push_back(op);
+    }
+  }
+  return s;
+}
+
+Op send_op(const Message& m) {
+  Op op;
+  op.kind = OpKind::Send;
+  op.peer = m.dst;
+  op.bytes = m.bytes;
+  return op;
+}
+
+Op delay_op(std::int64_t ns) {
+  Op op;
+  op.kind = OpKind::Delay;
+  op.nanoseconds = ns;
+  return op;
+}
+
+/// Fig. 4, second part: appends a send or delay. Each one after the first (at index `first`)
+/// starts once the send before it started, or once the delay before it completed.
+void append_chained(std::vector<Op>& ops, std::size_t first, Op op) {
+  op.id = static_cast<std::int64_t>(ops.size());
+  if (ops.size() > first) {
+    const Op& before = ops.back();
+    (before.kind == OpKind::Delay ? op.requires_completed : op.requires_started)
+        .push_back(before.id);
+  }
+  ops.push_back(op);
+}
 
 }  // namespace
 
@@ -132,50 +188,56 @@ PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotM
   return out;
 }
 
-Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::int64_t delay_ns) {
+Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::int64_t delay_ns,
+                            Pacing pacing) {
   check_plan(pattern, plan, false);
   if (delay_ns < 0) throw Error(fmt::format("the delay must be >= 0 ns, not {}", delay_ns));
-  Schedule s;
-  s.ranks = pattern.ranks;
-  s.algorithm = plan.algorithm;
-  s.programs.resize(static_cast<std::size_t>(pattern.ranks));
-  std::vector<std::vector<const Message*>> incoming(s.programs.size());
-  for (const auto& m : pattern.messages) incoming[static_cast<std::size_t>(m.dst)].push_back(&m);
+  Schedule s = post_receives(pattern, plan.algorithm);
   for (int r = 0; r < pattern.ranks; ++r) {
     auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
-    auto& in = incoming[static_cast<std::size_t>(r)];
-    // Receives in the order the ring's sends reach this rank; all posted at the start.
-    std::stable_sort(in.begin(), in.end(), [&](const Message* a, const Message* b) {
-      return ring_distance(a->src, r, pattern.ranks) < ring_distance(b->src, r, pattern.ranks);
-    });
-    for (const Message* m : in) {
-      Op op;
-      op.id = static_cast<std::int64_t>(ops.size());
-      op.kind = OpKind::Recv;
-      op.peer = m->src;
-      op.bytes = m->bytes;
-      ops.push_back(op);
-    }
+    const std::size_t first = ops.size();
     const auto& slots = plan.slots[static_cast<std::size_t>(r)];
     for (std::size_t t = 0; t < used_length(slots); ++t) {
-      Op op;
-      op.id = static_cast<std::int64_t>(ops.size());
+      const bool empty = slots[t] == kDelaySlot;
+      if (pacing == Pacing::EverySlot) {
+        // Slot t >= 1 begins δ after slot t-1 began: one delay chained to that slot's op
+        // (a send starts it at once, a delay when it ends); an empty slot is just that wait.
+        if (t > 0) {
+          Op wait = delay_op(delay_ns);
+          wait.slot = static_cast<int>(t);
+          append_chained(ops, first, wait);
+        }
+        if (empty) continue;
+      }
+      Op op = empty ? delay_op(delay_ns)
+                    : send_op(pattern.messages[static_cast<std::size_t>(slots[t])]);
       op.slot = static_cast<int>(t);
-      if (slots[t] == kDelaySlot) {
-        op.kind = OpKind::Delay;
-        op.nanoseconds = delay_ns;
-      } else {
-        const Message& m = pattern.messages[static_cast<std::size_t>(slots[t])];
-        op.kind = OpKind::Send;
-        op.peer = m.dst;
-        op.bytes = m.bytes;
-      }
-      if (t > 0) {  // Fig. 4: start the next send once this one started; sleep, then go on
-        const Op& before = ops.back();
-        (before.kind == OpKind::Delay ? op.requires_completed : op.requires_started)
-            .push_back(before.id);
-      }
-      ops.push_back(op);
+      append_chained(ops, first, op);
+    }
+  }
+  return s;
+}
+
+Schedule schedule_from_timed_plan(const Pattern& pattern, const TimedPlan& plan,
+                                  double ns_per_byte) {
+  check_timed_plan(pattern, plan);
+  if (!(ns_per_byte > 0) || !std::isfinite(ns_per_byte))
+    throw Error(
+        fmt::format("the time per byte must be a positive number of ns, not {}", ns_per_byte));
+  Schedule s = post_receives(pattern, plan.algorithm);
+  for (int r = 0; r < pattern.ranks; ++r) {
+    auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
+    const std::size_t first = ops.size();
+    std::int64_t before_start = 0, before_end = 0;  // the send before (none: time 0)
+    for (const TimedSend& send : plan.sends[static_cast<std::size_t>(r)]) {
+      const Message& m = pattern.messages[static_cast<std::size_t>(send.message)];
+      if (send.start > before_end)  // idle first: sleep from the start of the send before
+        append_chained(
+            ops, first,
+            delay_op(std::llround(static_cast<double>(send.start - before_start) * ns_per_byte)));
+      append_chained(ops, first, send_op(m));
+      before_start = send.start;
+      before_end = send.start + m.bytes;
     }
   }
   return s;

@@ -35,6 +35,7 @@ struct Pending {
   OpIndex op;  ///< the receive, or the message's send
   std::int32_t source;
   std::int32_t tag;
+  std::int64_t landed = 0;  ///< an unexpected message: when its last byte is in memory
 };
 
 bool matches(std::int32_t wanted_source, std::int32_t wanted_tag, const Pending& p) {
@@ -63,6 +64,7 @@ class Engine {
         hop_latency_(options.network.hop_latency),
         noise_(options.noise, s.ranks()),
         fair_(!links_.ideal() && options.network.sharing == NetworkSpec::Sharing::Fair),
+        dma_receive_(options.dma_receive),
         flows_(links_, link_G_),
         hosts_(static_cast<std::size_t>(s.ranks())),
         cpus_(static_cast<std::size_t>(s.cpus())),
@@ -75,6 +77,7 @@ class Engine {
         unexpected_(hosts_),
         owner_(s.op_count()) {
     for (OpIndex i = 0; i < s.op_count(); ++i) waiting_[i] = s.dependency_count(i);
+    last_landed_.assign(hosts_, 0);
     for (int r = 0; r < s.ranks(); ++r)
       std::fill(owner_.begin() + s.first_op(r), owner_.begin() + s.first_op(r + 1),
                 static_cast<std::uint32_t>(r));
@@ -105,7 +108,8 @@ class Engine {
     result_.finish.resize(hosts_);
     for (std::size_t h = 0; h < hosts_; ++h) {
       auto first = next_o_.begin() + static_cast<std::ptrdiff_t>(h * cpus_);
-      result_.finish[h] = *std::max_element(first, first + static_cast<std::ptrdiff_t>(cpus_));
+      result_.finish[h] = std::max(
+          *std::max_element(first, first + static_cast<std::ptrdiff_t>(cpus_)), last_landed_[h]);
       result_.makespan = std::max(result_.makespan, result_.finish[h]);
     }
     result_.schedule_bytes = s_.memory_bytes();
@@ -247,7 +251,7 @@ class Engine {
     Pending message{};
     if (take_match(unexpected_[e.host], s_.peer(e.op), s_.tag(e.op), message)) {
       finish_rendezvous(message.op, e.time);
-      completed(e.op, e.time);
+      completed(e.op, std::max(e.time, message.landed));
     } else {
       receives_[e.host].push_back({e.op, s_.peer(e.op), s_.tag(e.op)});
     }
@@ -266,16 +270,21 @@ class Engine {
     std::int64_t& nic = recv_gap_free(e.host, e.op);
     if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
     const std::int64_t bytes = s_.amount(e.op);
-    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time,
-                         p_.o + std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes)));
+    const std::int64_t cpu_bytes = dma_receive_
+                                       ? per_byte(p_.O, bytes)
+                                       : std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes));
+    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time, p_.o + cpu_bytes);
     nic = e.time + p_.g + per_byte(p_.G, bytes);
+    // With DMA the CPU is free before the bytes are all in; the receive is done when they are.
+    const std::int64_t landed = dma_receive_ ? std::max(cpu, nic) : cpu;
+    if (dma_receive_) last_landed_[e.host] = std::max(last_landed_[e.host], landed);
     const auto source = static_cast<std::int32_t>(owner_[e.op]);
     Pending receive{};
     if (take_match(receives_[e.host], source, s_.tag(e.op), receive)) {
       finish_rendezvous(e.op, e.time);
-      completed(receive.op, cpu);
+      completed(receive.op, landed);
     } else {
-      unexpected_[e.host].push_back({e.op, source, s_.tag(e.op)});
+      unexpected_[e.host].push_back({e.op, source, s_.tag(e.op), landed});
     }
   }
 
@@ -332,6 +341,8 @@ class Engine {
   const std::int64_t hop_latency_;
   Noise noise_;
   const bool fair_;
+  const bool dma_receive_;                 ///< see SimOptions::dma_receive
+  std::vector<std::int64_t> last_landed_;  ///< per host, with DMA: when the last bytes landed
   Flows flows_;
   std::vector<Flows::EndEvent> ends_;
   const std::size_t hosts_, cpus_, nics_;

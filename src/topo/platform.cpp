@@ -114,8 +114,36 @@ std::string format_torus_dims(const std::vector<int>& dims) {
 
 std::string host_name(int index) { return fmt::format("node-{}", index); }
 
+namespace {
+std::string ns3_switch_xml(const SwitchPlatform& platform) {
+  std::string hosts, links, routes;
+  for (int i = 0; i < platform.nodes; ++i) {
+    hosts += fmt::format("    <host id=\"{}\" speed=\"{}\"/>\n", host_name(i),
+                         format_speed(platform.link.host_speed));
+    links += fmt::format("    <link id=\"link-{}\" bandwidth=\"{}\" latency=\"{}\"/>\n", i,
+                         format_bandwidth(platform.link.bandwidth),
+                         format_latency(platform.link.latency));
+    routes +=
+        fmt::format("    <route src=\"{}\" dst=\"switch\"><link_ctn id=\"link-{}\"/></route>\n",
+                    host_name(i), i);
+  }
+  return fmt::format(
+      "{}"
+      "<!-- choreo: {} nodes on one switch, written for SimGrid's ns-3 model: a router with\n"
+      "     one {} ({}) link of {} latency per node; a message crosses two links. -->\n"
+      "<platform version=\"4.1\">\n"
+      "  <zone id=\"switch-zone\" routing=\"Floyd\">\n{}    <router id=\"switch\"/>\n{}{}"
+      "  </zone>\n"
+      "</platform>\n",
+      kXmlHeader, platform.nodes, format_bandwidth(platform.link.bandwidth),
+      format_bandwidth_bits(platform.link.bandwidth), format_latency(platform.link.latency), hosts,
+      links, routes);
+}
+}  // namespace
+
 std::string simgrid_xml(const SwitchPlatform& platform) {
   validate(platform);
+  if (platform.for_ns3) return ns3_switch_xml(platform);
   // No bb_bw: SimGrid then creates no backbone link, which is what makes the switch
   // non-blocking. A message uses its sender's up link and its receiver's down link.
   return fmt::format(

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -149,6 +150,42 @@ TEST(Sched, PlansBecomeValidSchedulesWithDelaysBetweenSends) {
   for (const auto& program : s.programs)
     for (const Op& op : program.ops) total_delays += op.kind == OpKind::Delay;
   EXPECT_EQ(total_delays, 0 + 1 + 2 + 3);  // the four senders take slots 0..3
+}
+
+// Paced schedules: replay the ops' chain by hand (an op after a started op starts with it;
+// after a delay, δ after the delay started) and every send of slot t must start at t·δ.
+TEST(Sched, PacedSchedulesStartEverySlotOnTime) {
+  const std::int64_t delta = 1000;
+  const Pattern p = patterns::scale_free(24, 3, 3, 100, 7);
+  for (const SlotPlan& plan : {plan_optimal(p), plan_delay_insertion(p), plan_ring(p)}) {
+    const Schedule s = schedule_from_plan(p, plan, delta, Pacing::EverySlot);
+    EXPECT_NO_THROW(validate(s));
+    for (int r = 0; r < p.ranks; ++r) {
+      std::map<std::int64_t, std::int64_t> start;  // op id -> start time
+      std::map<std::int64_t, const Op*> by_id;
+      int sends = 0;
+      for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops) {
+        by_id[op.id] = &op;
+        std::int64_t t = 0;
+        for (auto id : op.requires_started) t = std::max(t, start.at(id));
+        for (auto id : op.requires_completed)
+          t = std::max(t, start.at(id) + by_id.at(id)->nanoseconds);
+        start[op.id] = t;
+        if (op.kind != OpKind::Send) continue;
+        ++sends;
+        // Which slot of the plan holds this send: find it by destination.
+        const auto& slots = plan.slots[static_cast<std::size_t>(r)];
+        for (std::size_t k = 0; k < slots.size(); ++k) {
+          if (slots[k] != kDelaySlot &&
+              p.messages[static_cast<std::size_t>(slots[k])].dst == op.peer) {
+            EXPECT_EQ(t, static_cast<std::int64_t>(k) * delta) << plan.algorithm << " rank " << r;
+          }
+        }
+      }
+      EXPECT_EQ(sends, std::count_if(p.messages.begin(), p.messages.end(),
+                                     [&](const Message& m) { return m.src == r; }));
+    }
+  }
 }
 
 TEST(Sched, CheckerCatchesBrokenPlans) {

@@ -209,5 +209,36 @@ TEST(SimLogGP, GoalFileWithAnySourceAndRendezvous) {
   EXPECT_EQ(r.finish, (std::vector<std::int64_t>{1206988, 4500, 605494}));
 }
 
+// Rank 0 sends 1 byte, then s bytes, to rank 1, whose send to rank 2 waits for the small
+// message. Small: leaves at 0, arrives o + L = 4000, CPU busy to 5500, completes then and
+// releases the send. Big: leaves at o = 1500 (g = 1000 < o), arrives at 5500, queued before
+// the released send, so it takes the CPU first. LogGOPSim: the CPU pays o + (s-1)G, so the
+// send starts at 5500 + o + (s-1)G. With DMA it pays o only: the send starts at 5500 + o,
+// while the bytes keep landing until 5500 + g + (s-1)G, which is rank 1's finish.
+TEST(SimLogGP, DmaReceiveFreesTheCpuWhileBytesLand) {
+  const std::int64_t s = 10001;
+  Builder b(3);
+  b.send(0, 0, 1, 1).send(0, 1, 1, s).after_start({0});
+  b.recv(1, 0, 0, 1).recv(1, 1, 0, s).after_start({0}).send(1, 2, 2, 1).after({0});
+  b.recv(2, 0, 1, 1);
+  LogGOPS p;
+  const std::int64_t big_arrives = 2 * p.o + p.L, bytes_time = (s - 1) * 6;
+  for (bool dma : {false, true}) {
+    SimOptions options;
+    options.record_ops = true;
+    options.dma_receive = dma;
+    const SimResult r = simulate(compact(b.build()), options);
+    const auto send_to_2 = 2 + 2;  // rank 1's third op (ranks' ops are laid out in order)
+    if (dma) {
+      EXPECT_EQ(r.op_start[send_to_2], big_arrives + p.o);
+      EXPECT_EQ(r.finish[1], big_arrives + p.g + bytes_time);
+      EXPECT_EQ(r.op_end[3], big_arrives + p.g + bytes_time);  // the big receive
+    } else {
+      EXPECT_EQ(r.op_start[send_to_2], big_arrives + p.o + bytes_time);
+      EXPECT_EQ(r.op_end[3], big_arrives + p.o + bytes_time);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace choreo::sim

@@ -1,6 +1,10 @@
-// choreo pattern KIND --ranks N --bytes K [--m0 M0 --m M | --density D] [--seed S] -o p.json:
-// generate a communication pattern.
+// choreo pattern KIND --ranks N [--bytes K | --sizes uniform:MIN:MAX] [--m0 M0 --m M |
+// --density D] [--seed S] -o p.json: generate a communication pattern.
 #include <fmt/core.h>
+
+#include <charconv>
+#include <string_view>
+#include <utility>
 
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
@@ -18,8 +22,32 @@ struct Args {
   int m0 = 0;              // scale-free: initial vertices (required)
   int m = 0;               // scale-free: edges per new vertex (0: same as m0)
   double density = -1;     // random: density D (required)
-  std::uint64_t seed = 1;  // scale-free and random
+  std::uint64_t seed = 1;  // scale-free, random and --sizes
+  std::string sizes;       // uniform:MIN:MAX, or empty: every message --bytes
 };
+
+/// "uniform:MIN:MAX" -> {MIN, MAX}.
+std::pair<std::int64_t, std::int64_t> parse_sizes(std::string_view text) {
+  auto fail = [&] {
+    return Error(
+        fmt::format("--sizes '{}': write uniform:MIN:MAX with MIN and MAX whole bytes, e.g. "
+                    "uniform:1024:1048576",
+                    text));
+  };
+  constexpr std::string_view kind = "uniform:";
+  if (!text.starts_with(kind)) throw fail();
+  const std::string_view rest = text.substr(kind.size());
+  const std::size_t colon = rest.find(':');
+  if (colon == std::string_view::npos) throw fail();
+  auto number = [&](std::string_view digits) {
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (error != std::errc{} || end != digits.data() + digits.size() || digits.empty())
+      throw fail();
+    return value;
+  };
+  return {number(rest.substr(0, colon)), number(rest.substr(colon + 1))};
+}
 
 Pattern generate(const Args& a) {
   if (a.kind == "alltoall") return patterns::alltoall(a.ranks, a.bytes);
@@ -48,8 +76,13 @@ void add_pattern_command(CLI::App& app, const Global& global) {
   cmd->add_option("--ranks", args->ranks, "Number of ranks")
       ->required()
       ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--bytes", args->bytes, "Bytes per message (default 64512 = 63 KiB)")
-      ->check(CLI::NonNegativeNumber);
+  auto* bytes_option =
+      cmd->add_option("--bytes", args->bytes, "Bytes per message (default 64512 = 63 KiB)")
+          ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--sizes", args->sizes,
+                  "Instead of --bytes, a size per message: uniform:MIN:MAX draws each one "
+                  "uniformly from MIN..MAX bytes (seeded by --seed)")
+      ->excludes(bytes_option);
   cmd->add_option("--root", args->root, "Root rank of gather and scatter (default 0)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--m0", args->m0,
@@ -61,10 +94,14 @@ void add_pattern_command(CLI::App& app, const Global& global) {
   cmd->add_option("--density", args->density,
                   "random: density D = messages / (n (n-1)) in [0, 1] (required)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--seed", args->seed, "scale-free and random: random seed (default 1)");
+  cmd->add_option("--seed", args->seed, "scale-free, random and --sizes: random seed (default 1)");
   cmd->add_option("-o,--output", args->out, "Pattern file to write (.json)")->required();
   cmd->callback([args, &global] {
+    const auto sizes = args->sizes.empty() ? std::pair<std::int64_t, std::int64_t>{}
+                                           : parse_sizes(args->sizes);  // fail before working
     Pattern p = generate(*args);
+    if (!args->sizes.empty())
+      p = patterns::with_random_sizes(std::move(p), sizes.first, sizes.second, args->seed);
     save_pattern(p, args->out);
     std::int64_t bytes = 0;
     for (const auto& m : p.messages) bytes += m.bytes;

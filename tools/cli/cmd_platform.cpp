@@ -25,6 +25,7 @@ struct PlatformOptions {
   std::string hostfile_path;  // empty: beside the output, with extension .hosts
   int nodes = 0;              // switch
   std::string dims;           // torus, "2x3x4"
+  bool for_ns3 = false;       // switch
 };
 
 void add_link_options(CLI::App& command, PlatformOptions& options) {
@@ -94,9 +95,12 @@ void add_switch_command(CLI::App& parent, const Global& global) {
   CLI::App* command = parent.add_subcommand(
       "switch", "Nodes on one non-blocking crossbar switch, each with a full-duplex link");
   command->add_option("--nodes", options->nodes, "Number of nodes")->required();
+  command->add_flag("--ns3", options->for_ns3,
+                    "Write it for SimGrid's ns-3 model (--cfg=network/model:ns-3): a router and "
+                    "explicit routes, since ns-3 cannot simulate a SimGrid <cluster>");
   add_link_options(*command, *options);
   command->callback([options, &global] {
-    const SwitchPlatform platform{options->nodes, parse_link(*options)};
+    const SwitchPlatform platform{options->nodes, parse_link(*options), options->for_ns3};
     write_platform(global, *options, "switch", simgrid_xml(platform), node_count(platform),
                    platform.link, {});
   });

@@ -1,8 +1,13 @@
 // choreo schedule --algo ALGO p.json -o s.json: turn a pattern into a schedule, and report
-// what paper 000 reports for it (slots, delays, contention, predicted makespan).
+// what paper 000 reports for it (slots, delays, contention, predicted makespan), or, for
+// openshop, the makespan in bytes against the largest bytes through one port.
 #include <fmt/core.h>
 
+#include <cmath>
+
+#include "choreo/error.hpp"
 #include "choreo/io.hpp"
+#include "choreo/platform.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
@@ -14,14 +19,57 @@ struct Args {
   std::string algo = "direct", in, out;
   std::int64_t delta_ns = 400000;  // paper 000's best delay on its 1 GbE cluster (Fig. 5)
   SlotModel model;
+  double ns_per_byte = 8;  // openshop: 1 Gb/s
+  std::string bandwidth;   // openshop: sets ns_per_byte
+  bool paced = false;      // every slot lasts δ, not only the empty ones
 };
 
+double ns_per_byte(const Args& a) {
+  if (a.bandwidth.empty()) return a.ns_per_byte;
+  const double bytes_per_second = parse_bandwidth(a.bandwidth);
+  if (!(bytes_per_second > 0))
+    throw Error(fmt::format("--bandwidth must be above 0, not '{}'", a.bandwidth));
+  return 1e9 / bytes_per_second;
+}
+
+int count_delays(const Schedule& s) {
+  int delays = 0;
+  for (const auto& program : s.programs)
+    for (const Op& op : program.ops) delays += op.kind == OpKind::Delay;
+  return delays;
+}
+
+/// The open-shop plan's report: makespan and the port bound in bytes and in time.
+nlohmann::json report_open_shop(const Pattern& pattern, const TimedPlan& plan, const Schedule& s,
+                                double ns_per_byte) {
+  const std::int64_t makespan = makespan_bytes(pattern, plan);
+  const std::int64_t bound = port_bytes_lower_bound(pattern);
+  auto ns = [&](std::int64_t bytes) {
+    return std::llround(static_cast<double>(bytes) * ns_per_byte);
+  };
+  return {{"ns_per_byte", ns_per_byte},
+          {"makespan_bytes", makespan},
+          {"makespan_ns", ns(makespan)},
+          {"port_bytes_lower_bound_ns", ns(bound)},
+          {"port_ratio",
+           bound > 0 ? nlohmann::json(static_cast<double>(makespan) / static_cast<double>(bound))
+                     : nlohmann::json()},
+          {"delays", count_delays(s)}};
+}
+
 void run(const Args& a, const Global& global) {
+  const double ns = ns_per_byte(a);  // bad options fail before any work
   const Pattern pattern = load_pattern(a.in);
   Schedule s;
-  nlohmann::json report{{"output", a.out}, {"algorithm", a.algo}};
+  nlohmann::json report{{"output", a.out},
+                        {"algorithm", a.algo},
+                        {"port_bytes_lower_bound", port_bytes_lower_bound(pattern)}};
   if (a.algo == "direct") {
     s = schedule_direct(pattern);
+  } else if (a.algo == "openshop") {
+    const TimedPlan plan = plan_open_shop(pattern);
+    s = schedule_from_timed_plan(pattern, plan, ns);  // checks the plan
+    report.update(report_open_shop(pattern, plan, s, ns));
   } else if (a.algo == "phases") {
     s = schedule_phases(pattern);
   } else {
@@ -29,11 +77,12 @@ void run(const Args& a, const Global& global) {
                           : a.algo == "delay" ? plan_delay_insertion(pattern)
                                               : plan_optimal(pattern);
     check_plan(pattern, plan, a.algo != "ring");  // the slotted schedulers promise no contention
-    s = schedule_from_plan(pattern, plan, a.delta_ns);
+    s = schedule_from_plan(pattern, plan, a.delta_ns,
+                           a.paced ? Pacing::EverySlot : Pacing::EmptySlots);
     const PlanReport r = report_plan(pattern, plan, a.model);
     report.update(
         {{"slots", r.slots},
-         {"delays", r.delays},
+         {"delays", count_delays(s)}, {"paced", a.paced},
          {"contention_pairs", r.contention_pairs},
          {"degree_bound", r.degree_bound},
          {"predicted_ns", r.predicted_ns >= 0 ? nlohmann::json(r.predicted_ns) : nlohmann::json()},
@@ -50,18 +99,37 @@ void run(const Args& a, const Global& global) {
   if (global.json) return print_json(report);
   fmt::print("wrote {}: {} schedule, {} ranks, {} messages, {}\n", a.out, s.algorithm, s.ranks,
              s.message_count(), human_bytes(static_cast<double>(s.message_bytes())));
-  if (!report.contains("slots")) return;
-  fmt::print("slots {} (degree bound {}), delays {}, contention pairs (eq. 12) {}\n",
-             report["slots"].get<int>(), report["degree_bound"].get<int>(),
-             report["delays"].get<int>(), report["contention_pairs"].get<std::int64_t>());
-  if (report["predicted_ns"].is_null())
-    fmt::print("predicted makespan: none (the model assumes no contention), lower bound {}\n",
-               human_seconds(report["lower_bound_ns"].get<double>() * 1e-9));
-  else
-    fmt::print("predicted makespan (eqs. 13-16) {}, lower bound {}, ratio {:.3f}\n",
-               human_seconds(report["predicted_ns"].get<double>() * 1e-9),
-               human_seconds(report["lower_bound_ns"].get<double>() * 1e-9),
-               report["ratio"].get<double>());
+  const auto bound = report["port_bytes_lower_bound"].get<std::int64_t>();
+  const std::string port_bound =
+      fmt::format("port bound (largest bytes through one port) {} B ({})", bound,
+                  human_bytes(static_cast<double>(bound)));
+  if (report.contains("makespan_bytes")) {
+    const auto makespan = report["makespan_bytes"].get<std::int64_t>();
+    fmt::print("makespan {} B ({}), {} at {:g} ns/B; delays {}\n", makespan,
+               human_bytes(static_cast<double>(makespan)),
+               human_seconds(report["makespan_ns"].get<double>() * 1e-9),
+               report["ns_per_byte"].get<double>(), report["delays"].get<int>());
+    fmt::print("{}, {}; ratio {}\n", port_bound,
+               human_seconds(report["port_bytes_lower_bound_ns"].get<double>() * 1e-9),
+               report["port_ratio"].is_null()
+                   ? std::string("- (nothing to send)")
+                   : fmt::format("{:.3f}", report["port_ratio"].get<double>()));
+    return;
+  }
+  if (report.contains("slots")) {
+    fmt::print("slots {} (degree bound {}), delays {}, contention pairs (eq. 12) {}\n",
+               report["slots"].get<int>(), report["degree_bound"].get<int>(),
+               report["delays"].get<int>(), report["contention_pairs"].get<std::int64_t>());
+    if (report["predicted_ns"].is_null())
+      fmt::print("predicted makespan: none (the model assumes no contention), lower bound {}\n",
+                 human_seconds(report["lower_bound_ns"].get<double>() * 1e-9));
+    else
+      fmt::print("predicted makespan (eqs. 13-16) {}, lower bound {}, ratio {:.3f}\n",
+                 human_seconds(report["predicted_ns"].get<double>() * 1e-9),
+                 human_seconds(report["lower_bound_ns"].get<double>() * 1e-9),
+                 report["ratio"].get<double>());
+  }
+  fmt::print("{}\n", port_bound);
 }
 
 }  // namespace
@@ -74,16 +142,27 @@ void add_schedule_command(CLI::App& app, const Global& global) {
                   "direct: receives, then sends to r+1, r+2, ... at once; ring: Thakur's ring "
                   "(slots, no delays); delay: paper 000's delay insertion (Algorithms 1-2); "
                   "optimal: fewest contention-free slots (edge colouring); phases: those slots "
-                  "separated by barriers (CC-MPI)")
-      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases"}));
+                  "separated by barriers (CC-MPI); openshop: unequal sizes, shortest makespan in "
+                  "bytes (open-shop list scheduling), sends timed by delays")
+      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases", "openshop"}));
   cmd->add_option("--delta", a->delta_ns, "Delay per empty slot, ns (default 400000, paper 000)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--paced", a->paced,
+                "ring, delay, optimal: every slot lasts --delta (time-slotted), not only the empty "
+                "ones; set --delta to one message's port time");
   cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--G", a->model.G, "Prediction model: gap per byte, ns")
       ->check(CLI::NonNegativeNumber);
+  auto* per_byte =
+      cmd->add_option("--ns-per-byte", a->ns_per_byte,
+                      "openshop: ns a byte holds a port, for the delays (default 8: 1 Gb/s)")
+          ->check(CLI::PositiveNumber);
+  cmd->add_option("--bandwidth", a->bandwidth,
+                  "openshop: port bandwidth instead of --ns-per-byte, e.g. 1Gbps or 125MBps")
+      ->excludes(per_byte);
   cmd->add_option("-o,--output", a->out, "Schedule file to write (.json or .goal)")->required();
   cmd->callback([a, &global] { run(*a, global); });
 }

@@ -25,6 +25,7 @@ struct Args {
   std::string ops_csv, trace, output, label;
   std::vector<std::string> noise;
   bool no_validate = false;
+  bool dma_receive = false;
 };
 
 std::size_t peak_rss_bytes() {
@@ -109,6 +110,7 @@ void run(const Args& a, const Global& global) {
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
   options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
+  options.dma_receive = a.dma_receive;
   for (const auto& n : a.noise) sim::add_noise(options.noise, n);
   std::string name;
   double build_seconds = 0;
@@ -211,6 +213,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--S", a->params.S, "Largest eager message, bytes (default 65535)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--dma-receive", a->dma_receive,
+                "The receiving CPU pays o + (s-1)O and the NIC alone moves the bytes (LogGOPSim "
+                "keeps the CPU busy for (s-1)G too, so a rank cannot send while it receives)");
   cmd->add_flag("--no-validate", a->no_validate,
                 "Skip `choreo validate`'s checks of a FILE (faster for huge files)");
   cmd->callback([a, &global] { run(*a, global); });

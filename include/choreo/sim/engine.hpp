@@ -26,6 +26,11 @@ struct SimOptions {
   NetworkSpec network;
   NoiseSpec noise;
   bool record_ops = false;  ///< keep every op's start and end time (memory: 16 B an op)
+  /// LogGOPSim charges a receiving CPU o + max((s-1)O, (s-1)G): the CPU is busy while the
+  /// bytes arrive, so a rank cannot start a send while it receives. A NIC with DMA moves
+  /// the bytes by itself: with this set, the receiving CPU pays o + (s-1)O and only the
+  /// receive NIC pays g + (s-1)G.
+  bool dma_receive = false;
 };
 
 struct SimResult {

@@ -1,0 +1,87 @@
+#include "timed_runs.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "choreo/error.hpp"
+
+namespace choreo::mpi::detail {
+
+void agree_on_failure(const std::string& local, MPI_Comm comm) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = local.empty() ? size : rank, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size) return;
+  int length = rank == first ? static_cast<int>(local.size()) : 0;
+  MPI_Bcast(&length, 1, MPI_INT, first, comm);
+  std::string message = rank == first ? local : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
+  throw Error(message);
+}
+
+void collectively(MPI_Comm comm, const std::function<void()>& check) {
+  std::string failure;
+  try {
+    check();
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree_on_failure(failure, comm);
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string version(text, static_cast<std::size_t>(std::max(0, length)));
+  // First line only, and for Open MPI only up to its first comma (the rest is packaging).
+  version = version.substr(0, version.find_first_of("\n,"));
+  std::replace(version.begin(), version.end(), '\t', ' ');
+  while (!version.empty() && (version.back() == ' ' || version.back() == '\r')) version.pop_back();
+  return version;
+}
+
+void check_options(const RunOptions& options) {
+  if (options.warmup < 0 || options.repetitions < 1)
+    throw Error(fmt::format("need warm-up >= 0 and repetitions >= 1, not {} and {}", options.warmup,
+                            options.repetitions));
+}
+
+namespace {
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+}  // namespace
+
+RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body) {
+  RunResult result;
+  result.warmup = options.warmup;
+  result.repetitions = options.repetitions;
+  result.engine = library_version();
+  std::int64_t checked = 0;
+  for (int iteration = 0; iteration < options.warmup + options.repetitions; ++iteration) {
+    body.prepare();
+    MPI_Barrier(comm);
+    double start = MPI_Wtime();
+    body.execute();
+    double local = MPI_Wtime() - start;
+    agree_on_failure(body.verify(iteration, checked), comm);
+    double slowest = 0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    if (iteration >= options.warmup) result.seconds.push_back(slowest);
+  }
+  MPI_Allreduce(&checked, &result.bytes_verified, 1, MPI_INT64_T, MPI_SUM, comm);
+  result.median = median_of(result.seconds);
+  result.min = *std::min_element(result.seconds.begin(), result.seconds.end());
+  result.max = *std::max_element(result.seconds.begin(), result.seconds.end());
+  return result;
+}
+
+}  // namespace choreo::mpi::detail
