@@ -12,6 +12,7 @@
 
 #include "choreo/pattern.hpp"
 #include "choreo/schedule.hpp"
+#include "choreo/slot_model.hpp"
 
 namespace choreo {
 
@@ -23,24 +24,12 @@ struct SlotPlan {
   std::string algorithm;
 };
 
-/// LogGP parameters of paper 000's prediction model (eqs. 10-16), in ns.
-struct SlotModel {
-  std::int64_t L = 2500;
-  std::int64_t o = 1500;
-  double G = 6;
-  /// I(k) = o + (k-1)G: the time one send of k bytes occupies its sender.
-  std::int64_t interval(std::int64_t k) const;
-};
-
-/// What paper 000 reports for a plan.
-struct PlanReport {
-  int slots = 0;                      ///< length of the longest rank's plan
-  int delays = 0;                     ///< delays inserted (not counting trailing ones)
-  std::int64_t contention_pairs = 0;  ///< pairs of sends colliding by eq. 12
-  int degree_bound = 0;               ///< max in- or out-degree: no contention-free plan is shorter
-  std::int64_t predicted_ns = 0;      ///< eqs. 13-16; -1 when the plan has contention
-  std::int64_t lower_bound_ns = 0;    ///< the model's bound for any plan (degrees, eqs. 15-16)
-};
+/// A rank's plan without the delays after its last send (they would only idle).
+inline std::size_t used_length(const std::vector<int>& slots) {
+  std::size_t n = slots.size();
+  while (n > 0 && slots[n - 1] == kDelaySlot) --n;
+  return n;
+}
 
 /// Thakur's ring (paper 000, sec. 3.2): rank r's sends in the order r+1, r+2, ... of the
 /// covering alltoall, missing ones dropped (later sends move earlier; no delays).
@@ -60,8 +49,6 @@ Schedule schedule_phases(const Pattern& pattern);
 /// per slot (by construction) and, if `contention_free`, no two sends to one destination in
 /// a slot. Throws choreo::Error naming the first violation.
 void check_plan(const Pattern& pattern, const SlotPlan& plan, bool contention_free);
-
-PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotModel& model);
 
 /// How a plan's slots become time.
 enum class Pacing {

@@ -1,0 +1,36 @@
+#pragma once
+// Paper 000's prediction model (eqs. 10-16): LogGP parameters, the send interval I(k),
+// contention pairs (eq. 12), the predicted makespan of a contention-free plan and the
+// model's lower bound for any plan of a pattern.
+#include <cstdint>
+
+#include "choreo/pattern.hpp"
+
+namespace choreo {
+
+struct SlotPlan;
+
+/// LogGP parameters of paper 000's prediction model (eqs. 10-16), in ns.
+struct SlotModel {
+  std::int64_t L = 2500;
+  std::int64_t o = 1500;
+  double G = 6;
+  /// I(k) = o + (k-1)G: the time one send of k bytes occupies its sender.
+  std::int64_t interval(std::int64_t k) const;
+};
+
+/// What paper 000 reports for a plan.
+struct PlanReport {
+  int slots = 0;                      ///< length of the longest rank's plan
+  int delays = 0;                     ///< delays inserted (not counting trailing ones)
+  std::int64_t contention_pairs = 0;  ///< pairs of sends colliding by eq. 12
+  int degree_bound = 0;               ///< max in- or out-degree: no contention-free plan is shorter
+  std::int64_t predicted_ns = 0;      ///< eqs. 13-16; -1 when the plan has contention
+  std::int64_t lower_bound_ns = 0;    ///< the model's bound for any plan (degrees, eqs. 15-16)
+};
+
+/// Slots, delays, contention pairs (eq. 12), the predicted makespan (eqs. 13-16) and the
+/// model's bound, for a plan of `pattern`.
+PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotModel& model);
+
+}  // namespace choreo
