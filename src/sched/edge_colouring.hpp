@@ -1,0 +1,68 @@
+#pragma once
+// Internal to plan_optimal (optimal.cpp, euler_split.cpp); the unit tests include it to run each
+// colouring on its own. See optimal.cpp for the algorithms and their costs.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "choreo/pattern.hpp"
+#include "choreo/sched.hpp"
+#include "choreo/sim/huge_pages.hpp"
+
+namespace choreo::detail {
+
+/// Every rank's messages, grouped by sender: rank r's are entries[offset[r] .. offset[r+1]),
+/// in ring order (destinations r+1, r+2, ...; equal destinations by message index).
+struct SenderLists {
+  struct Entry {
+    int message;
+    int dst;
+  };
+  std::vector<std::size_t> offset;
+  sim::BigVector<Entry> entries;  ///< big: huge pages cut the page faults of filling it
+  std::vector<int> out_degree, in_degree;
+  int degree = 0;  ///< the largest in- or out-degree: the number of colours
+};
+
+SenderLists sender_lists(const Pattern& pattern);
+
+/// Receives a colouring one colour class after another (colours in nondecreasing order), moves
+/// each send to the lowest slot still free at both ends when `compact` (fewer delays, never more
+/// slots), and builds the SlotPlan.
+class PlanBuilder {
+ public:
+  PlanBuilder(const SenderLists& lists, bool compact);
+  void add(int src, int dst, int colour);
+  SlotPlan finish();
+
+ private:
+  const SenderLists& lists_;
+  std::size_t n_, words_;
+  bool compact_;
+  std::vector<std::uint64_t> busy_src_, busy_dst_;    ///< [rank * words + colour / 64]
+  std::vector<std::uint32_t> first_src_, first_dst_;  ///< words below are all busy
+  struct Slot {
+    int dst;
+    int colour;
+  };
+  sim::BigVector<Slot> slots_;  ///< grouped by sender like lists_.entries
+  std::vector<std::size_t> cursor_;
+  std::vector<int> last_;  ///< per sender: its highest slot, -1 if none yet
+  std::size_t added_ = 0;
+};
+
+/// Alternating-path colouring; false (and nothing added to `out`) if it would need more than
+/// `budget` path steps.
+bool colour_by_alternating_paths(const SenderLists& lists, std::uint64_t budget, PlanBuilder& out);
+/// Euler-partition divide and conquer; always succeeds.
+void colour_by_euler_split(const SenderLists& lists, PlanBuilder& out);
+
+enum class OptimalMethod {
+  Auto,              ///< what plan_optimal does
+  AlternatingPaths,  ///< alternating paths only, no budget, compaction as in Auto
+  EulerSplit,        ///< Euler split only
+  EulerSplitRaw,     ///< Euler split without the compaction (the bare colouring)
+};
+SlotPlan plan_optimal(const Pattern& pattern, OptimalMethod method);
+
+}  // namespace choreo::detail
