@@ -68,6 +68,31 @@ void append_chained(std::vector<Op>& ops, std::size_t first, Op op) {
   ops.push_back(op);
 }
 
+/// Time-slotted: a clock of delays, each starting when the one before it ends (the first
+/// when slot 0's send starts, or at once), and slot t's send waiting for delay t. Sends are
+/// leaves of the clock, so what starting a send costs does not push later slots back.
+void append_paced(std::vector<Op>& ops, const std::vector<int>& slots, const Pattern& pattern,
+                  std::int64_t delay_ns) {
+  std::int64_t clock = -1;  // the latest delay of the clock
+  for (std::size_t t = 0; t < used_length(slots); ++t) {
+    if (t > 0) {
+      Op wait = delay_op(delay_ns);
+      wait.id = static_cast<std::int64_t>(ops.size());
+      wait.slot = static_cast<int>(t);
+      if (clock >= 0) wait.requires_completed.push_back(clock);
+      if (clock < 0 && slots[0] != kDelaySlot) wait.requires_started.push_back(wait.id - 1);
+      clock = wait.id;
+      ops.push_back(wait);
+    }
+    if (slots[t] == kDelaySlot) continue;
+    Op send = send_op(pattern.messages[static_cast<std::size_t>(slots[t])]);
+    send.id = static_cast<std::int64_t>(ops.size());
+    send.slot = static_cast<int>(t);
+    if (clock >= 0) send.requires_completed.push_back(clock);
+    ops.push_back(send);
+  }
+}
+
 }  // namespace
 
 void check_plan(const Pattern& pattern, const SlotPlan& plan, bool contention_free) {
@@ -110,20 +135,14 @@ Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::i
     auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
     const std::size_t first = ops.size();
     const auto& slots = plan.slots[static_cast<std::size_t>(r)];
+    if (pacing == Pacing::EverySlot) {
+      append_paced(ops, slots, pattern, delay_ns);
+      continue;
+    }
     for (std::size_t t = 0; t < used_length(slots); ++t) {
-      const bool empty = slots[t] == kDelaySlot;
-      if (pacing == Pacing::EverySlot) {
-        // Slot t >= 1 begins δ after slot t-1 began: one delay chained to that slot's op
-        // (a send starts it at once, a delay when it ends); an empty slot is just that wait.
-        if (t > 0) {
-          Op wait = delay_op(delay_ns);
-          wait.slot = static_cast<int>(t);
-          append_chained(ops, first, wait);
-        }
-        if (empty) continue;
-      }
-      Op op = empty ? delay_op(delay_ns)
-                    : send_op(pattern.messages[static_cast<std::size_t>(slots[t])]);
+      Op op = slots[t] == kDelaySlot
+                  ? delay_op(delay_ns)
+                  : send_op(pattern.messages[static_cast<std::size_t>(slots[t])]);
       op.slot = static_cast<int>(t);
       append_chained(ops, first, op);
     }
