@@ -26,9 +26,32 @@ struct SenderLists {
 
 SenderLists sender_lists(const Pattern& pattern);
 
+/// The slots already taken at each rank, on one side (its sends or its receives). A rank with
+/// at least slots/64 messages on that side gets a bitset, the others a sorted list: at most 8
+/// bytes a message (and a word a rank), however many ranks and slots.
+class BusySlots {
+ public:
+  BusySlots(const std::vector<int>& degree, std::size_t slots);
+  /// The lowest slot >= t free at x (`slots` or more if none).
+  std::size_t next_free(std::size_t x, std::size_t t) const;
+  void take(std::size_t x, std::size_t t);
+  /// The bitset of x, nullptr for a list; first_word(x): the words below it are all busy.
+  const std::uint64_t* bits(std::size_t x) const;
+  std::size_t first_word(std::size_t x) const;
+
+ private:
+  std::size_t slots_, words_;
+  std::vector<std::size_t> row_;  ///< x -> its bitset's first word in bits_, or its list's start
+  std::vector<bool> dense_;
+  std::vector<std::uint64_t> bits_;
+  std::vector<std::uint32_t> first_;  ///< per rank: for a bitset, words below are all busy
+  std::vector<int> list_;             ///< the sorted lists, each with room for its degree
+  std::vector<std::uint32_t> size_;   ///< per rank: its list's length
+};
+
 /// Receives a colouring one colour class after another (colours in nondecreasing order), moves
-/// each send to the lowest slot still free at both ends when `compact` (fewer delays, never more
-/// slots), and builds the SlotPlan.
+/// each send to the lowest slot still free at both ends when `compact` (fewer delays, never
+/// more slots), and builds the SlotPlan.
 class PlanBuilder {
  public:
   PlanBuilder(const SenderLists& lists, bool compact);
@@ -37,10 +60,9 @@ class PlanBuilder {
 
  private:
   const SenderLists& lists_;
-  std::size_t n_, words_;
+  std::size_t n_;
   bool compact_;
-  std::vector<std::uint64_t> busy_src_, busy_dst_;    ///< [rank * words + colour / 64]
-  std::vector<std::uint32_t> first_src_, first_dst_;  ///< words below are all busy
+  BusySlots sending_, receiving_;
   struct Slot {
     int dst;
     int colour;

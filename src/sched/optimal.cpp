@@ -34,7 +34,10 @@
 //    lowest slot free at both its ends, if lower. The plan stays contention-free and Δ long,
 //    and no rank's plan gets longer (its delays never grow). After (2) it recovers most of
 //    what (1) would give: 4096 ranks at D = 0.5, 436 k delays -> 218 k, against 177 k from
-//    (1). O(E Δ/64) time, n Δ/4 bytes; skipped above 2^30 ranks x slots.
+//    (1). It is also what keeps plans small: a SlotPlan row runs to its rank's last slot, and
+//    uncompacted, one rank sending to all of 200,000 would give every rank a row of ~Δ. Time
+//    O(E Δ/64); memory at most 16 bytes a message (BusySlots: a bitset for a rank with Δ/64
+//    sends or more, a sorted list for the others).
 //
 // Deterministic: fixed orders, and the random walks use a fixed-seed generator of their own.
 #include <fmt/format.h>
@@ -135,43 +138,100 @@ SenderLists sender_lists(const Pattern& pattern) {
   return lists;
 }
 
+BusySlots::BusySlots(const std::vector<int>& degree, std::size_t slots)
+    : slots_(slots), words_(words_for(slots)), row_(degree.size()), dense_(degree.size()) {
+  std::size_t dense = 0, listed = 0;
+  for (std::size_t x = 0; x < degree.size(); ++x) {
+    dense_[x] = static_cast<std::size_t>(degree[x]) * 64 >= slots;
+    row_[x] = dense_[x] ? dense++ * words_ : listed;
+    if (!dense_[x]) listed += static_cast<std::size_t>(degree[x]);
+  }
+  bits_.assign(dense * words_, 0);
+  if (slots % 64 != 0)  // the bits past the last slot are busy: never returned as free
+    for (std::size_t r = 0; r < dense; ++r)
+      bits_[r * words_ + words_ - 1] = ~std::uint64_t{0} << (slots % 64);
+  first_.assign(degree.size(), 0);
+  list_.resize(listed);
+  size_.assign(degree.size(), 0);
+}
+
+std::size_t BusySlots::next_free(std::size_t x, std::size_t t) const {
+  if (t >= slots_) return slots_;
+  if (!dense_[x]) {
+    const auto begin = list_.begin() + static_cast<std::ptrdiff_t>(row_[x]);
+    const auto end = begin + size_[x];
+    for (auto it = std::lower_bound(begin, end, static_cast<int>(t));
+         it != end && static_cast<std::size_t>(*it) == t; ++it)
+      ++t;
+    return t;
+  }
+  const std::uint64_t* row = bits_.data() + row_[x];
+  std::size_t w = t / 64;
+  std::uint64_t free = ~row[w] & (~std::uint64_t{0} << (t % 64));
+  while (free == 0) {
+    if (++w == words_) return slots_;
+    free = ~row[w];
+  }
+  return w * 64 + static_cast<std::size_t>(std::countr_zero(free));
+}
+
+void BusySlots::take(std::size_t x, std::size_t t) {
+  if (!dense_[x]) {
+    const auto begin = list_.begin() + static_cast<std::ptrdiff_t>(row_[x]);
+    const auto end = begin + size_[x]++;  // room for it: a rank takes one slot a message
+    const auto at = std::lower_bound(begin, end, static_cast<int>(t));
+    std::copy_backward(at, end, end + 1);
+    *at = static_cast<int>(t);
+    return;
+  }
+  std::uint64_t* row = bits_.data() + row_[x];
+  row[t / 64] |= std::uint64_t{1} << (t % 64);
+  // Slots are only ever taken, so the first word with a free slot only moves up.
+  while (first_[x] < words_ && row[first_[x]] == ~std::uint64_t{0}) ++first_[x];
+}
+
+const std::uint64_t* BusySlots::bits(std::size_t x) const {
+  return dense_[x] ? bits_.data() + row_[x] : nullptr;
+}
+std::size_t BusySlots::first_word(std::size_t x) const { return first_[x]; }
+
 PlanBuilder::PlanBuilder(const SenderLists& lists, bool compact)
     : lists_(lists),
       n_(lists.out_degree.size()),
-      words_(words_for(static_cast<std::size_t>(lists.degree))),
-      compact_(compact && static_cast<double>(n_) * static_cast<double>(lists.degree) <= 0x1p30),
+      compact_(compact),
+      sending_(compact ? lists.out_degree : std::vector<int>{},
+               static_cast<std::size_t>(lists.degree)),
+      receiving_(compact ? lists.in_degree : std::vector<int>{},
+                 static_cast<std::size_t>(lists.degree)),
       slots_(lists.entries.size()),
       cursor_(lists.offset.begin(), lists.offset.end() - 1),
-      last_(n_, -1) {
-  if (compact_) {
-    busy_src_ = busy_bitsets(n_, static_cast<std::size_t>(lists.degree));
-    busy_dst_ = busy_bitsets(n_, static_cast<std::size_t>(lists.degree));
-    first_src_.assign(n_, 0);
-    first_dst_.assign(n_, 0);
-  }
-}
+      last_(n_, -1) {}
 
 void PlanBuilder::add(int src, int dst, int colour) {
   const auto u = static_cast<std::size_t>(src), v = static_cast<std::size_t>(dst);
   auto c = static_cast<std::size_t>(colour);
-  if (compact_) {
-    // A rank with Δ sends (or receives) has every slot busy: nothing to look for.
-    if (lists_.out_degree[u] < lists_.degree && lists_.in_degree[v] < lists_.degree) {
-      for (std::size_t w = std::max(first_src_[u], first_dst_[v]); w <= c / 64; ++w) {
-        const std::uint64_t free = ~(busy_src_[u * words_ + w] | busy_dst_[v * words_ + w]);
-        if (free != 0) {
+  // A rank with Δ sends (or receives) has every slot busy: nothing to look for.
+  if (compact_ && lists_.out_degree[u] < lists_.degree && lists_.in_degree[v] < lists_.degree) {
+    const std::uint64_t *su = sending_.bits(u), *rv = receiving_.bits(v);
+    if (su != nullptr && rv != nullptr) {  // two bitsets: a word at a time
+      for (std::size_t w = std::max(sending_.first_word(u), receiving_.first_word(v)); w <= c / 64;
+           ++w)
+        if (const std::uint64_t free = ~(su[w] | rv[w]); free != 0) {
           c = std::min(c, w * 64 + static_cast<std::size_t>(std::countr_zero(free)));
           break;
         }
+    } else {  // a list: its few busy slots are stepped over, t only grows
+      for (std::size_t t = 0; t < c;) {
+        const std::size_t a = sending_.next_free(u, t), b = receiving_.next_free(v, a);
+        if (a == b) c = std::min(c, a);
+        if (a == b || b >= c) break;
+        t = b;
       }
     }
-    set_busy(busy_src_, words_, u, c);
-    set_busy(busy_dst_, words_, v, c);
-    // Slots are only ever taken here, so the first word with a free slot only moves up.
-    while (first_src_[u] < words_ && busy_src_[u * words_ + first_src_[u]] == ~std::uint64_t{0})
-      ++first_src_[u];
-    while (first_dst_[v] < words_ && busy_dst_[v * words_ + first_dst_[v]] == ~std::uint64_t{0})
-      ++first_dst_[v];
+  }
+  if (compact_) {
+    sending_.take(u, c);
+    receiving_.take(v, c);
   }
   if (cursor_[u] == lists_.offset[u + 1])
     throw Error(fmt::format("internal: rank {} given more sends than it has", src));

@@ -190,6 +190,24 @@ TEST(OptimalColouring, TinyAndEmptyPatterns) {
   expect_all_optimal(patterns::scale_free(80, 4, 4, 8, 3), "scale-free");
 }
 
+TEST(OptimalColouring, OneRankSendingToThousandsKeepsThePlanSmall) {
+  // Δ = n - 1 from one rank, the rest sparse: too big a table for alternating paths, so the
+  // Euler split colours it and the compaction must pull the sparse ranks' sends down, or every
+  // rank's row would run to ~Δ slots (n x Δ in all).
+  const int ranks = 5000;
+  std::mt19937_64 rng(16);
+  Pattern p{ranks, {}};
+  for (int d = 1; d < ranks; ++d) p.messages.push_back({0, d, 8});
+  std::uniform_int_distribution<int> rank(0, ranks - 1);
+  for (int k = 0; k < 2 * ranks; ++k)
+    if (const int s = rank(rng), d = rank(rng); s != d) p.messages.push_back({s, d, 8});
+  const SlotPlan plan = plan_optimal(p);
+  expect_optimal(p, plan, "scatter from 1 of 5000 + sparse");
+  std::size_t cells = 0;
+  for (const auto& row : plan.slots) cells += row.size();
+  EXPECT_LE(cells, 3 * p.messages.size());
+}
+
 TEST(OptimalColouring, EulerSplitOnALargerDensePattern) {
   // Deep enough a recursion for several matchings at odd degrees.
   std::mt19937_64 rng(15);
