@@ -13,9 +13,13 @@
 
 #include "../../src/sched/edge_colouring.hpp"
 #include "choreo/sched.hpp"
+#include "random_pattern.hpp"
 
 namespace choreo {
 namespace {
+
+using test::degree_bound;
+using test::random_pattern;
 
 using detail::OptimalMethod;
 
@@ -34,16 +38,6 @@ const char* name(OptimalMethod m) {
       return "euler split, not compacted";
   }
   return "?";
-}
-
-int degree_bound(const Pattern& p) {
-  std::vector<int> out(static_cast<std::size_t>(p.ranks)), in(out);
-  int d = 0;
-  for (const auto& m : p.messages) {
-    d = std::max(d, ++out[static_cast<std::size_t>(m.src)]);
-    d = std::max(d, ++in[static_cast<std::size_t>(m.dst)]);
-  }
-  return d;
 }
 
 /// The checks of this file's header comment, for one plan.
@@ -88,22 +82,11 @@ void expect_all_optimal(const Pattern& p, const std::string& what) {
   EXPECT_EQ(plan_optimal(p).slots, plans[0].slots) << what;
 }
 
-/// Each ordered pair (s, d), s != d, with probability `density`, in shuffled order.
-Pattern random_pattern(std::mt19937_64& rng, int ranks, double density) {
-  Pattern p{ranks, {}};
-  std::bernoulli_distribution keep(density);
-  for (int s = 0; s < ranks; ++s)
-    for (int d = 0; d < ranks; ++d)
-      if (s != d && keep(rng)) p.messages.push_back({s, d, 8});
-  std::shuffle(p.messages.begin(), p.messages.end(), rng);
-  return p;
-}
-
 TEST(OptimalColouring, RandomPatternsOfMixedDensities) {
   std::mt19937_64 rng(11);
   for (double density : {0.01, 0.05, 0.2, 0.5, 0.8, 1.0})
     for (int ranks : {1, 2, 3, 7, 16, 33, 64, 101}) {
-      Pattern p = random_pattern(rng, ranks, density);
+      Pattern p = random_pattern(rng, ranks, density, 8);
       expect_all_optimal(p, "random n=" + std::to_string(ranks) + " D=" + std::to_string(density));
     }
 }

@@ -11,9 +11,13 @@
 #include "choreo/error.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
+#include "random_pattern.hpp"
 
 namespace choreo {
 namespace {
+
+using test::degree_bound;
+using test::random_pattern;
 
 /// The properties every slotted plan must have, checked without the library's checker:
 /// each message sent exactly once, by its sender, and (when asked) no destination
@@ -40,26 +44,6 @@ std::size_t expect_sound(const Pattern& p, const SlotPlan& plan, bool contention
   for (int i = 0; i < static_cast<int>(p.messages.size()); ++i) all.insert(i);
   EXPECT_EQ(sent, all);
   return slots;
-}
-
-int degree_bound(const Pattern& p) {
-  std::vector<int> out(static_cast<std::size_t>(p.ranks)), in(out);
-  int d = 0;
-  for (const auto& m : p.messages) {
-    d = std::max(d, ++out[static_cast<std::size_t>(m.src)]);
-    d = std::max(d, ++in[static_cast<std::size_t>(m.dst)]);
-  }
-  return d;
-}
-
-Pattern random_pattern(std::mt19937_64& rng, int ranks, double density) {
-  Pattern p{ranks, {}};
-  std::bernoulli_distribution keep(density);
-  for (int s = 0; s < ranks; ++s)
-    for (int d = 0; d < ranks; ++d)
-      if (s != d && keep(rng)) p.messages.push_back({s, d, 1024});
-  std::shuffle(p.messages.begin(), p.messages.end(), rng);
-  return p;
 }
 
 TEST(Sched, OptimalReachesTheDegreeBoundOnRandomPatterns) {
