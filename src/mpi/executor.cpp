@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <climits>
 #include <cstring>
 #include <ctime>
@@ -183,17 +182,11 @@ class RankProgram {
     const std::size_t n = program_.ops.size();
     std::vector<std::size_t> waiting = deps_.waiting;
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
-    // When each op became ready: a delay ends δ after that, not δ after the loop reaches it,
-    // so the time spent starting other ops in between does not add up along a chain.
-    std::vector<double> ready_at(n, MPI_Wtime());
     for (std::size_t i = 0; i < n; ++i)
       if (waiting[i] == 0) ready.push(i);
     auto release = [&](const std::vector<std::size_t>& dependents) {
       for (std::size_t d : dependents)
-        if (--waiting[d] == 0) {
-          ready.push(d);
-          if (program_.ops[d].kind == OpKind::Delay) ready_at[d] = MPI_Wtime();
-        }
+        if (--waiting[d] == 0) ready.push(d);
     };
     std::vector<MPI_Request> active;
     std::vector<std::size_t> owner;
@@ -212,10 +205,7 @@ class RankProgram {
           release(deps_.on_start[i]);
           continue;
         }
-        if (op.kind == OpKind::Delay) {
-          const double late = MPI_Wtime() - ready_at[i];
-          sleep_for(std::max<std::int64_t>(0, op.nanoseconds - std::llround(late * 1e9)));
-        }
+        if (op.kind == OpKind::Delay) sleep_for(op.nanoseconds);
         if (op.kind == OpKind::Calc) compute_for(op.nanoseconds);
         if (op.kind == OpKind::Copy && op.bytes > 0)
           std::memmove(buffers_.data(i, op.bytes).data(), buffers_.source(i, op.bytes).data(),
