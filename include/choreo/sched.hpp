@@ -24,6 +24,12 @@ struct SlotPlan {
   std::string algorithm;
 };
 
+/// How far `to` comes after `from` in Thakur's ring order (r+1, r+2, ..., wrapping): the
+/// order choreo's schedules send and post receives in.
+inline int ring_distance(int from, int to, int ranks) {
+  return ((to - from) % ranks + ranks) % ranks;
+}
+
 /// A rank's plan without the delays after its last send (they would only idle).
 inline std::size_t used_length(const std::vector<int>& slots) {
   std::size_t n = slots.size();

@@ -149,9 +149,6 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
                GraphComm& graph) {
   const int n = p.ranks;
   const auto un = static_cast<std::size_t>(n);
-  auto chunk = [](bool receive, std::int64_t offset, std::int64_t bytes, int src, int dst) {
-    return Chunk{receive, offset, bytes, src, dst};
-  };
   switch (c) {
     case Collective::Bcast: {
       const Rooted s = rooted_shape(p, false);
@@ -159,8 +156,8 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
       plan.send.resize(static_cast<std::size_t>(k));
       plan.receive.resize(static_cast<std::size_t>(k));
       // The root's bytes, the same for everyone: message (root -> root).
-      if (me == s.root) plan.fill.push_back(chunk(false, 0, k, s.root, s.root));
-      if (me != s.root) plan.expect.push_back(chunk(true, 0, k, s.root, s.root));
+      if (me == s.root) plan.fill.push_back(Chunk{false, 0, k, s.root, s.root});
+      if (me != s.root) plan.expect.push_back(Chunk{true, 0, k, s.root, s.root});
       plan.call = [&plan, k, root = s.root, me, comm] {
         MPI_Bcast(me == root ? plan.send.data() : plan.receive.data(), k, MPI_BYTE, root, comm);
       };
@@ -174,8 +171,8 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
       plan.receive.resize(static_cast<std::size_t>(k));
       for (int j = 0; j < n; ++j)
         if (me == s.root && j != me)
-          plan.fill.push_back(chunk(false, std::int64_t{j} * k, k, me, j));
-      if (me != s.root) plan.expect.push_back(chunk(true, 0, k, s.root, me));
+          plan.fill.push_back(Chunk{false, std::int64_t{j} * k, k, me, j});
+      if (me != s.root) plan.expect.push_back(Chunk{true, 0, k, s.root, me});
       plan.call = [&plan, k, root = s.root, me, comm] {
         MPI_Scatter(plan.send.data(), k, MPI_BYTE, me == root ? MPI_IN_PLACE : plan.receive.data(),
                     k, MPI_BYTE, root, comm);
@@ -188,10 +185,10 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
       as_int(s.bytes * n, "the root's buffer");
       plan.send.resize(static_cast<std::size_t>(k));
       plan.receive.resize(me == s.root ? un * static_cast<std::size_t>(k) : 0);
-      if (me != s.root) plan.fill.push_back(chunk(false, 0, k, me, s.root));
+      if (me != s.root) plan.fill.push_back(Chunk{false, 0, k, me, s.root});
       for (int j = 0; j < n; ++j)
         if (me == s.root && j != me)
-          plan.expect.push_back(chunk(true, std::int64_t{j} * k, k, j, me));
+          plan.expect.push_back(Chunk{true, std::int64_t{j} * k, k, j, me});
       plan.call = [&plan, k, root = s.root, me, comm] {
         MPI_Gather(me == root ? MPI_IN_PLACE : plan.send.data(), k, MPI_BYTE, plan.receive.data(),
                    k, MPI_BYTE, root, comm);
@@ -209,11 +206,11 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
         const std::int64_t at = std::int64_t{j} * k;
         if (all_gather) {
           // In place: my block, the same for every receiver, is message (me -> me).
-          if (j == me) plan.fill.push_back(chunk(true, at, k, me, me));
-          if (j != me) plan.expect.push_back(chunk(true, at, k, j, j));
+          if (j == me) plan.fill.push_back(Chunk{true, at, k, me, me});
+          if (j != me) plan.expect.push_back(Chunk{true, at, k, j, j});
         } else {
-          plan.fill.push_back(chunk(false, at, k, me, j));
-          if (j != me) plan.expect.push_back(chunk(true, at, k, j, me));
+          plan.fill.push_back(Chunk{false, at, k, me, j});
+          if (j != me) plan.expect.push_back(Chunk{true, at, k, j, me});
         }
       }
       plan.call = [&plan, k, all_gather, comm] {
@@ -231,9 +228,9 @@ void make_plan(const Pattern& p, Collective c, MPI_Comm comm, int me, Plan& plan
       for (std::size_t peer = 0; peer < un; ++peer) {
         const int j = static_cast<int>(peer);
         if (v->send_counts[peer] > 0)
-          plan.fill.push_back(chunk(false, v->send_displs[peer], v->send_counts[peer], me, j));
+          plan.fill.push_back(Chunk{false, v->send_displs[peer], v->send_counts[peer], me, j});
         if (v->recv_counts[peer] > 0)
-          plan.expect.push_back(chunk(true, v->recv_displs[peer], v->recv_counts[peer], j, me));
+          plan.expect.push_back(Chunk{true, v->recv_displs[peer], v->recv_counts[peer], j, me});
         send_end += v->send_counts[peer];
         recv_end += v->recv_counts[peer];
       }

@@ -10,7 +10,6 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <ctime>
 #include <functional>
 #include <queue>
 #include <span>
@@ -28,13 +27,7 @@ namespace choreo::mpi {
 namespace {
 
 using detail::collectively;
-
-void sleep_for(std::int64_t nanoseconds) {
-  timespec request{static_cast<time_t>(nanoseconds / 1000000000),
-                   static_cast<long>(nanoseconds % 1000000000)};
-  timespec remaining{};
-  while (nanosleep(&request, &remaining) != 0) request = remaining;  // resume after signals
-}
+using detail::sleep_for;
 
 void compute_for(std::int64_t nanoseconds) {
 #ifdef CHOREO_SMPI

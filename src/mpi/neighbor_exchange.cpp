@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <ctime>
 #include <utility>
 #include <vector>
 
@@ -21,6 +20,7 @@ namespace {
 
 using mpi::detail::agree_on_failure;
 using mpi::detail::collectively;
+using mpi::detail::sleep_for;
 
 /// What start() does after posting the receives, one entry per used slot of the plan.
 enum class Step : char { Send, Delay };
@@ -162,15 +162,6 @@ SlotPlan make_plan(const Pattern& pattern, ExchangeAlgorithm algorithm) {
       break;
   }
   return plan_optimal(pattern);
-}
-
-int ring_distance(int from, int to, int ranks) { return ((to - from) % ranks + ranks) % ranks; }
-
-void sleep_for(std::int64_t nanoseconds) {
-  timespec request{static_cast<time_t>(nanoseconds / 1000000000),
-                   static_cast<long>(nanoseconds % 1000000000)};
-  timespec remaining{};
-  while (nanosleep(&request, &remaining) != 0) request = remaining;  // resume after signals
 }
 
 }  // namespace

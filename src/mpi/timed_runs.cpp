@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <ctime>
 #include <vector>
 
 #include "choreo/error.hpp"
@@ -43,6 +44,13 @@ std::string library_version() {
   std::replace(version.begin(), version.end(), '\t', ' ');
   while (!version.empty() && (version.back() == ' ' || version.back() == '\r')) version.pop_back();
   return version;
+}
+
+void sleep_for(std::int64_t nanoseconds) {
+  timespec request{static_cast<time_t>(nanoseconds / 1000000000),
+                   static_cast<long>(nanoseconds % 1000000000)};
+  timespec remaining{};
+  while (nanosleep(&request, &remaining) != 0) request = remaining;  // resume after signals
 }
 
 void check_options(const RunOptions& options) {

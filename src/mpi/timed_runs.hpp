@@ -23,6 +23,9 @@ void collectively(MPI_Comm comm, const std::function<void()>& check);
 /// First line of MPI_Get_library_version, trimmed of packaging details.
 std::string library_version();
 
+/// nanosleep for the whole time, resumed after signals (SMPI turns it into simulated time).
+void sleep_for(std::int64_t nanoseconds);
+
 /// Throws choreo::Error unless warm-up >= 0 and repetitions >= 1.
 void check_options(const RunOptions& options);
 

@@ -4,10 +4,6 @@
 #include "choreo/sched.hpp"
 
 namespace choreo {
-namespace {
-int ring_distance(int from, int to, int ranks) { return ((to - from) % ranks + ranks) % ranks; }
-}  // namespace
-
 SlotPlan plan_ring(const Pattern& pattern) {
   validate(pattern);
   SlotPlan plan;

@@ -12,8 +12,6 @@
 namespace choreo {
 namespace {
 
-int ring_distance(int from, int to, int ranks) { return ((to - from) % ranks + ranks) % ranks; }
-
 /// Fig. 4, first part: every rank's receives, all posted at the start, in the order the
 /// ring's sends reach it.
 Schedule post_receives(const Pattern& pattern, const std::string& algorithm) {
@@ -133,12 +131,12 @@ Schedule schedule_from_plan(const Pattern& pattern, const SlotPlan& plan, std::i
   Schedule s = post_receives(pattern, plan.algorithm);
   for (int r = 0; r < pattern.ranks; ++r) {
     auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
-    const std::size_t first = ops.size();
     const auto& slots = plan.slots[static_cast<std::size_t>(r)];
     if (pacing == Pacing::EverySlot) {
       append_paced(ops, slots, pattern, delay_ns);
       continue;
     }
+    const std::size_t first = ops.size();
     for (std::size_t t = 0; t < used_length(slots); ++t) {
       Op op = slots[t] == kDelaySlot
                   ? delay_op(delay_ns)
