@@ -3,7 +3,9 @@
 # (ring, delay insertion, optimal plain and paced, phases, direct) side by side with the MPI collectives
 # that fit the pattern, in four settings:
 #   real  Open MPI on this machine, 4 ranks (overheads only: shared memory, 2 cores)
-#   flow  SimGrid SMPI, 64 nodes on one 1 GbE switch, flow model (bandwidth sharing)
+#   flow  SimGrid SMPI, 64 nodes on one 1 GbE switch, flow model (bandwidth sharing); its
+#         TCP ACK cross-traffic puts 5% of a flow's rate on the reverse link
+#   flow-noack  the same without the ACK cross-traffic (ideal full-duplex links)
 #   ns3   the same cluster in SimGrid's ns-3 packet-level TCP model
 #   sim   choreo sim, the same cluster as a LogGOPS switch; links held whole-message
 #         (sim-serial: contention costs what it costs on a store-and-forward switch port) or
@@ -17,8 +19,8 @@ usage() {
 usage: bench/compare_irregular.sh [-o DIR] [--settings "real flow ns3 sim"] [--quick]
 
   -o DIR        output directory (default out/compare)
-  --settings S  which settings to run, any of: real flow ns3 sim-serial sim-fair
-                (default all five)
+  --settings S  which settings to run, any of: real flow flow-noack ns3 sim-serial
+                sim-fair (default all six)
   --quick       ns3 only on gather, scatter and sf-1 (the full ns-3 set takes ~90 min)
   --patterns P  only these of the 64-rank patterns, e.g. "gather sf-1 sf-5"
   -h, --help    this help
@@ -31,7 +33,7 @@ EOF
 
 cd "$(dirname "$0")/.."
 out=out/compare
-settings="real flow ns3 sim-serial sim-fair"
+settings="real flow flow-noack ns3 sim-serial sim-fair"
 quick=0
 only_patterns=""
 while [ $# -gt 0 ]; do
@@ -122,7 +124,8 @@ schedules() {  # PATTERN_FILE DELTA_NS PREFIX -> PREFIX.METHOD.json
 }
 
 # run_mpi SETTING PATTERN LAUNCHER... : every schedule and fitting collective under LAUNCHER.
-# COLL_VARIANTS lists "label:extra-args" pairs for the collectives (e.g. the SMPI selectors).
+# COLL_VARIANTS lists "label:extra-args" pairs for the collectives (e.g. the SMPI selectors);
+# SCHEDULE_CFG holds extra launcher arguments for choreo's own runs.
 run_mpi() {
   local setting=$1 name=$2 pfile=$3 delta=$4 lb=$5 tool=$6
   shift 6
@@ -130,7 +133,8 @@ run_mpi() {
   schedules "$pfile" "$delta" "$prefix"
   for algo in $methods; do
     local result=$out/runs/$setting-$name-$algo.json
-    "$@" "$tool" run "$prefix.$algo.json" $reps -o "$result" \
+    # shellcheck disable=SC2086
+    "$@" $schedule_cfg "$tool" run "$prefix.$algo.json" $reps -o "$result" \
       > /dev/null 2> "$out/log/$setting-$name-$algo.log" || true
     record "$setting" "$name" "$algo" "$result" "$lb"
   done
@@ -163,6 +167,7 @@ for setting in $settings; do
       say "real MPI: Open MPI, 4 ranks on this machine (--oversubscribe)"
       launcher=(mpiexec.openmpi --allow-run-as-root --oversubscribe -n 4)
       reps="--warmup 5 --reps 51"
+      schedule_cfg=""
       coll_variants=":"
       extra_calls="neighbor_alltoallv"
       delta=$(calibrate "$ompi_mpi" 200000 "${launcher[@]}")
@@ -172,14 +177,18 @@ for setting in $settings; do
         run_mpi real $name "$pfile" "$delta" "$(lower_bound "$pfile")" "$ompi_mpi" "${launcher[@]}"
       done
       ;;
-    flow|ns3)
+    flow|flow-noack|ns3)
       $choreo platform switch --nodes 64 --bw 1Gbps --lat 50us -o "$out/switch64.xml" > /dev/null
       $choreo platform switch --nodes 64 --bw 1Gbps --lat 50us --ns3 -o "$out/switch64-ns3.xml" \
         > /dev/null
-      if [ $setting = flow ]; then
+      if [ $setting != ns3 ]; then
         say "SMPI flow model, 64 nodes, 1 GbE switch (SMPI's size factors off: 1 GbE is 1 GbE)"
         launcher=(smpirun -platform "$out/switch64.xml" -hostfile "$out/switch64.hosts" -np 64
           "${smpi_common[@]}" --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1)
+        if [ $setting = flow-noack ]; then
+          say "... without TCP ACK cross-traffic (--cfg=network/crosstraffic:0)"
+          launcher+=(--cfg=network/crosstraffic:0)
+        fi
         reps="--warmup 1 --reps 3"
         names=$patterns64
       else
@@ -191,6 +200,9 @@ for setting in $settings; do
         [ $quick = 1 ] && names="scatter gather sf-1"
       fi
       coll_variants="ompi:--cfg=smpi/coll-selector:ompi mpich:--cfg=smpi/coll-selector:mpich"
+      # The timing barrier of choreo's runs: SMPI's default barrier releases ranks up to one
+      # latency (108 us here) apart, which misaligns time slots; MPICH's releases them together.
+      schedule_cfg=--cfg=smpi/coll-selector:mpich
       extra_calls=""
       # One slot: k / 1 Gbit/s = 516 us plus a little for o and g. Paper 000's Fig. 5 sweep
       # on a gather is flat below one slot in the flow model (sharing costs nothing).
@@ -224,7 +236,8 @@ for setting in $settings; do
         done
       done
       ;;
-    *) echo "unknown setting '$setting' (real flow ns3 sim-serial sim-fair)" >&2; exit 2 ;;
+    *) echo "unknown setting '$setting' (real flow flow-noack ns3 sim-serial sim-fair)" >&2
+       exit 2 ;;
   esac
 done
 

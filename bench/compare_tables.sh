@@ -48,16 +48,16 @@ table() {  # TITLE UNIT SCALE SETTINGS...
 
 {
   if grep -q '^real,' "$csv"; then table "Open MPI, 4 ranks on this machine" "us" 1e6 real; fi
-  if grep -qE '^(flow|ns3|sim-serial|sim-fair),' "$csv"; then
-    table "64 nodes on one 1 GbE switch: SMPI flow model, SMPI ns-3 TCP, choreo sim" "ms" 1e3 \
-      flow ns3 sim-serial sim-fair
+  if grep -qE '^(flow|flow-noack|ns3|sim-serial|sim-fair),' "$csv"; then
+    table "64 nodes on one 1 GbE switch: SMPI flow model (with and without TCP ACK cross-traffic), SMPI ns-3 TCP, choreo sim" "ms" 1e3 \
+      flow flow-noack ns3 sim-serial sim-fair
   fi
 } > "$out/tables.md"
 cat "$out/tables.md"
 
 # Fig. 6: the scale-free patterns, one panel per simulated setting.
 panels=""
-for setting in flow ns3 sim-serial sim-fair; do
+for setting in flow flow-noack ns3 sim-serial sim-fair; do
   data=$out/fig6-$setting.dat
   awk -F, -v setting=$setting '
     $1 == setting && $2 ~ /^sf-/ {
@@ -87,7 +87,8 @@ count=$(echo $panels | wc -w)
   echo "set style data histogram; set style histogram clustered gap 1; set style fill solid 0.8 border -1"
   echo "set key below horizontal maxrows 2 font ',8'; set ylabel 'ms per exchange'; set yrange [0:*]; set grid ytics"
   for setting in $panels; do
-    case $setting in flow) t="SMPI flow model" ;; ns3) t="SMPI ns-3 TCP" ;;
+    case $setting in flow) t="SMPI flow model" ;; flow-noack) t="SMPI flow, no ACK traffic" ;;
+      ns3) t="SMPI ns-3 TCP" ;;
       sim-serial) t="choreo sim, serialized links" ;; sim-fair) t="choreo sim, fair sharing" ;; esac
     echo "set title '$t'"
     # Only the methods this setting ran (choreo sim runs no MPI library).

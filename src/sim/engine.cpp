@@ -268,12 +268,15 @@ class Engine {
     }
     std::int64_t& cpu = cpu_free(e.host, e.op);
     std::int64_t& nic = recv_gap_free(e.host, e.op);
-    if (std::max(cpu, nic) > e.time) return retry(e, std::max(cpu, nic));
+    // With DMA the NIC takes the bytes even while the CPU computes or sleeps (a paced
+    // schedule's clock); the CPU pays its o when it is next free.
+    const std::int64_t busy = dma_receive_ ? nic : std::max(cpu, nic);
+    if (busy > e.time) return retry(e, busy);
     const std::int64_t bytes = s_.amount(e.op);
     const std::int64_t cpu_bytes = dma_receive_
                                        ? per_byte(p_.O, bytes)
                                        : std::max(per_byte(p_.O, bytes), per_byte(p_.G, bytes));
-    cpu = noise_.cpu_end(static_cast<int>(e.host), e.time, p_.o + cpu_bytes);
+    cpu = noise_.cpu_end(static_cast<int>(e.host), std::max(cpu, e.time), p_.o + cpu_bytes);
     nic = e.time + p_.g + per_byte(p_.G, bytes);
     // With DMA the CPU is free before the bytes are all in; the receive is done when they are.
     const std::int64_t landed = dma_receive_ ? std::max(cpu, nic) : cpu;

@@ -55,8 +55,11 @@ void Links::for_each_link(int src_node, int dst_node, F&& f) const {
     int steps = 0, dir = 0;  // dir 0: +, 1: -
     if (spec_.kind == NetworkSpec::Kind::Torus) {
       const int forward = (to - from + size) % size;
-      // The short way round; on a tie, the + direction.
-      if (forward <= size - forward) {
+      // The short way round. A tie (half way round) goes + except from the middle
+      // coordinate size/2, which goes -: SimGrid's TorusZone rule, so that choreo sim, the
+      // cost model and SMPI route every message alike.
+      const bool tie = 2 * forward == size;
+      if (tie ? from != size / 2 : forward < size - forward) {
         steps = forward;
       } else {
         steps = size - forward;

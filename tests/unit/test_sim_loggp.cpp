@@ -240,5 +240,27 @@ TEST(SimLogGP, DmaReceiveFreesTheCpuWhileBytesLand) {
   }
 }
 
+// Rank 1 sleeps D (a paced schedule's clock holds the CPU) while s bytes from rank 0 arrive
+// at o + L. LogGOPSim: the message waits for the CPU, then costs o + (s-1)G, so the receive
+// ends at D + o + (s-1)G. With DMA the NIC takes the bytes at once (they have landed by
+// o + L + g + (s-1)G, long before D) and the CPU pays o when the delay ends: D + o.
+TEST(SimLogGP, DmaReceiveLandsWhileTheCpuSleeps) {
+  const std::int64_t s = 10001, sleep = 1000000;
+  Builder b(2);
+  b.send(0, 0, 1, s);
+  b.recv(1, 0, 0, s).delay(1, 1, sleep);
+  LogGOPS p;
+  const std::int64_t bytes_time = (s - 1) * 6;
+  ASSERT_LT(p.o + p.L + p.g + bytes_time, sleep);
+  for (bool dma : {false, true}) {
+    SimOptions options;
+    options.record_ops = true;
+    options.dma_receive = dma;
+    const SimResult r = simulate(compact(b.build()), options);
+    const std::int64_t receive_end = r.op_end[1];  // rank 1's first op
+    EXPECT_EQ(receive_end, dma ? sleep + p.o : sleep + p.o + bytes_time) << "dma " << dma;
+  }
+}
+
 }  // namespace
 }  // namespace choreo::sim

@@ -70,7 +70,21 @@ TEST(SimNetwork, ContentionFreeTrafficGetsIdealTimes) {
     }
 }
 
-// On a ring of 4 (torus:4), 0 -> 2 and 1 -> 3 both go the + way (a tie goes +), so both
+// Ties half way round go + except from coordinate size/2 (SimGrid's rule): on a ring of 4,
+// 2 -> 0 goes the - way (2-x, 1-x) and 3 -> 1 the + way round (3+x, 0+x).
+TEST(SimNetwork, TorusTiesFollowSimGrid) {
+  Builder b(4);
+  b.send(2, 0, 0, 100).recv(0, 0, 2, 100);
+  b.send(3, 0, 1, 100).recv(1, 0, 3, 100);
+  auto loads = messages_per_link(run(b.build(), "torus:4", LogGOPS{}, 20));
+  EXPECT_EQ(loads["node 2 -x"], 1);
+  EXPECT_EQ(loads["node 1 -x"], 1);
+  EXPECT_EQ(loads["node 3 +x"], 1);
+  EXPECT_EQ(loads["node 0 +x"], 1);
+  EXPECT_EQ(loads.size(), 4u + 4u);  // and the four injection and ejection links
+}
+
+// On a ring of 4 (torus:4), 0 -> 2 and 1 -> 3 both go the + way (ties go +), so both
 // cross node 1's +x link: counted by hand, 0 -> 2 uses 0+x, 1+x and 1 -> 3 uses 1+x, 2+x.
 TEST(SimNetwork, TorusRoutesShareTheLinkCountedByHand) {
   Builder b(4);
