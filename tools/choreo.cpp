@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   choreo::cli::add_platform_command(app, global);
   choreo::cli::add_report_command(app, global);
   choreo::cli::add_generate_command(app, global);
+  choreo::cli::add_select_command(app, global);
   choreo::cli::add_sim_command(app, global);
 
   try {

@@ -1,12 +1,14 @@
 // choreo-mpi: the part of choreo that runs under mpiexec (or smpirun).
 //   mpiexec -n 4 choreo-mpi run s.json [--reps 10] [--warmup 2] [--json] [-o result.json]
 //   mpiexec -n 4 choreo-mpi collective p.json --call alltoallv [--reps 10] [--json]
+//   mpiexec -n 2 choreo-mpi calibrate -o machine.json [--quick] [--json]
 // Every rank parses the same command line and reads the same schedule; only rank 0 prints.
 #include <fmt/core.h>
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 
+#include "calibrate.hpp"
 #include "calibrate_delay.hpp"
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
@@ -133,11 +135,40 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   sweep->add_flag("--json", calibrate.json, "Print the sweep as JSON");
 
+  choreo::tools::CalibrateArgs machine;
+  auto* measure = app.add_subcommand(
+      "calibrate",
+      "Measure this machine into a profile (paper 001 IV-A): ping-pong between rank pairs, "
+      "bursts for LogGP's g and G, send and receive overheads, memcpy with rotating addresses; "
+      "fits LogGP and Hockney. Run with 2 ranks (one per node to measure the network)");
+  measure->add_option("-o,--output", machine.output, "The profile to write (choreo.profile/1)")
+      ->required();
+  measure->add_option("--max-bytes", machine.max_bytes, "Largest size (default 67108864 = 64 MiB)");
+  measure
+      ->add_option("--pairs", machine.pairs,
+                   "first: ranks 0 and 1 (default); all: rank 0 with every other rank, "
+                   "samples pooled")
+      ->check(CLI::IsMember({"first", "all"}));
+  measure->add_option("--rel-ci", machine.rel_ci,
+                      "Stop a size when the 95% CI of its median is within this fraction of it "
+                      "(default 0.02)");
+  measure->add_option("--min-reps", machine.min_reps, "Samples per size, at least (default 10)");
+  measure->add_option("--max-reps", machine.max_reps, "Samples per size, at most (default 200)");
+  measure->add_option("--time-limit", machine.time_limit,
+                      "Seconds the sizes share; each gets at least --min-reps (default 90)");
+  measure->add_option("--cache-bytes", machine.cache_bytes,
+                      "Last-level cache size the memcpy must defeat (default: detected)");
+  measure->add_flag("--quick", machine.quick,
+                    "Up to 1 MiB, 6-20 samples per size, at most 15 s: for tests");
+  measure->add_flag("--json", machine.json, "Print the summary as JSON");
+
   int code = 0;
   try {
     app.parse(argc, argv);
     if (*sweep)
       choreo::tools::calibrate_delay(calibrate, rank);
+    else if (*measure)
+      choreo::tools::calibrate(machine, rank);
     else
       code = run_command(args, rank, coll->parsed());
   } catch (const CLI::ParseError& e) {

@@ -7,7 +7,15 @@
 // All generators accept any number of ranks P >= 1 unless stated otherwise, throw
 // choreo::Error on bad arguments (and when the schedule would exceed the 2^32 ops the
 // simulator can index), and use only `requires` (completion) dependencies. Op handles below
-// are in program order; "X requires Y" means X starts only after Y completed.
+// are in program order; "X requires Y" means X starts only after Y completed. Ranks in peer
+// expressions are mod P.
+//
+// Tags are steps: in every generator below the messages with tag s are exactly those of one
+// step, numbered 0, 1, 2, ... in the order they happen (except allreduce_recursive_doubling's
+// fold, tagged k and k+1 though it comes first and last), so a cost model can time a
+// schedule step by step (paper 001). All generators but allreduce_recursive_doubling, bcast_binomial
+// and allgather_ring emit no message of 0 bytes (nor the calc after one): a step whose pieces
+// are empty has no ops, and with bytes == 0 the schedule has none at all.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,12 +43,65 @@ namespace choreo::coll {
 sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
                                                   std::int64_t reduce_ns = 0);
 
+/// Ring allreduce (MPICH's MPIR_Allreduce_intra_ring; Open MPI's ring without segmentation).
+/// The vector is cut into P chunks, chunk c of bytes/P bytes plus one for c < bytes % P (chunks
+/// are empty when bytes < P). Rank r, with right = r+1 and left = r-1 (mod P):
+///
+/// Reduce-scatter, step s = 0..P-2 (tag s):
+///   send_s(right, chunk (r-s) mod P), recv_s(left, chunk (r-s-1) mod P)
+///   calc_s(reduce_ns * chunk / bytes, rounded to nearest) -- requires send_s and recv_s
+///   send_s and recv_s require calc_{s-1}. Rank r then holds chunk (r+1) mod P fully reduced.
+/// Allgather, step t = 0..P-2 (tag P-1+t):
+///   send(right, chunk (r+1-t) mod P), recv(left, chunk (r-t) mod P)
+///   both require the previous step's ops (its calc, or its send and recv).
+/// Messages of empty chunks are not emitted, nor the calc of an empty receive; the next step
+/// then requires the last step that had ops. bytes == 0 or P == 1 yields no ops.
+/// 2(P-1)*bytes bytes in all.
+sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns = 0);
+
+/// Rabenseifner's allreduce (MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather, Open
+/// MPI's redscat_allgather): with the fold of allreduce_recursive_doubling (p2, k, rem; virtual
+/// ranks v) and the vector cut into p2 chunks (as allreduce_ring cuts it into P):
+///
+///   step 0 (tag 0), only if rem > 0: rank 2j+1 sends the whole vector to 2j, which receives
+///     it and reduces it: calc(reduce_ns) requiring the receive.
+///   halving, round i = 0..k-1 (tag f+i, f = 1 if rem > 0 else 0): v and v XOR 2^i split the
+///     chunk range v holds (all p2 at first) in halves; the lower rank keeps the lower half.
+///     send(partner, the other half), recv(partner, the kept half) -- both require the last
+///     step's ops; calc(reduce_ns * received / bytes, rounded) requires both. Afterwards v
+///     holds one chunk (bit-reversed v) fully reduced.
+///   doubling, round i = k-1..0 (tag f+k+(k-1-i)): send(partner, all chunks v holds),
+///     recv(partner, its as many chunks) -- both require the last step's ops.
+///   step f+2k (tag f+2k), only if rem > 0: rank 2j sends the result (bytes) to 2j+1,
+///     requiring the last doubling round; 2j+1's receive requires its own step-0 send.
+/// Messages of no chunks (bytes < p2) are not emitted, nor the calc of an empty receive;
+/// bytes == 0 or P == 1 yields no ops.
+sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes,
+                                            std::int64_t reduce_ns = 0);
+
 /// Binomial-tree broadcast in MPICH's order. With vr = (r - root + P) % P, a non-root rank
 /// receives `bytes` from its parent (vr with its lowest set bit cleared), then sends to the
 /// children vr + 2^j (those < P) for j from just below its lowest set bit down to 0; the root
 /// sends to vr + 2^j for j from the highest power of two < P down. Every send requires the
-/// receive; all messages use tag 0 (each pair of ranks exchanges one message). P - 1 messages.
+/// receive. A message over a link of bit 2^j has tag k-1-j, its step (k = ceil(log2 P)).
+/// P - 1 messages.
 sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0);
+
+/// Van de Geijn's broadcast (MPICH's MPIR_Bcast_intra_scatter_ring_allgather): the message
+/// is cut into P pieces of ceil(bytes/P) bytes, the last ones shorter or empty; with
+/// vr = (r - root + P) % P and K = ceil(log2 P):
+///
+///   scatter (tags 0..K-1): vr > 0 receives pieces [vr, vr + low(vr)) (low = lowest set bit)
+///     from vr - low(vr) with tag K-1-log2(low(vr)); then it sends, like the root (whose
+///     low is 2^K), pieces [vr + 2^j, vr + 2^(j+1)) to vr + 2^j (those < P) for j from just
+///     below log2(low(vr)) down to 0, tag K-1-j. Every send requires the receive.
+///   ring allgather, step t = 0..P-2 (tag K+t): send piece (vr-t) mod P to r+1 and receive
+///     piece (vr-t-1) mod P from r-1; both require the previous step's send and receive,
+///     and step 0's require the rank's scatter receive and sends (MPICH's blocking sends).
+/// Messages of no bytes (a piece or subtree past the end of the message) are not emitted;
+/// the next step then requires the last step that had ops. Like MPICH, a rank also receives
+/// in the ring the pieces of its own scatter subtree. bytes == 0 or P == 1 yields no ops.
+sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root = 0);
 
 /// Ring allgather: P-1 steps; in step s (tag s) rank r sends one block of bytes_per_rank to
 /// r+1 and receives one from r-1 (mod P).
@@ -49,20 +110,78 @@ sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0)
 /// P*(P-1) messages of bytes_per_rank.
 sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank);
 
-/// Recursive-doubling allgather, P a power of two only: log2(P) rounds; in round i (tag i)
-/// rank r exchanges the bytes_per_rank * 2^i it has gathered so far with r XOR 2^i.
+/// Recursive-doubling allgather: log2(p2) rounds on the largest power of two p2 <= P; in
+/// round i rank r exchanges everything it has gathered so far with r XOR 2^i (virtual ranks).
 ///   send_i(partner), recv_i(partner) -- both require recv_{i-1} (if i > 0)
+/// P a power of two: round i has tag i and moves bytes_per_rank * 2^i.
+/// Otherwise (the fold of allreduce_recursive_doubling, not MPICH's in-butterfly fix-up):
+///   step 0 (tag 0): rank 2j+1 sends its block to 2j; round 0 of 2j requires that receive.
+///   round i (tag i+1): the blocks of the real ranks behind v's 2^i virtual ranks (two for
+///     each virtual rank < rem).
+///   step k+1 (tag k+1): 2j sends the (P-1) * bytes_per_rank it lacks to 2j+1, requiring
+///     recv_{k-1}; 2j+1's receive requires its step-0 send.
+/// bytes_per_rank == 0 yields no ops. P(P-1) * bytes_per_rank bytes in all.
 sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank);
+
+/// Bruck's allgather (Open MPI's ompi_coll_base_allgather_intra_bruck; paper 001's Fig. 2),
+/// with K = ceil(log2 P) and M = bytes_per_rank, on rank r, each op requiring the one before
+/// (a step's send and receive both the previous step's two):
+///   copy(M)                -- the own block to block 0 of the receive buffer
+///   step i = 0..K-1 (tag i): send(r - 2^i, c_i M), recv(r + 2^i, c_i M) (mod P),
+///                            c_i = min(2^i, P - 2^i): blocks 0.. go out, blocks 2^i.. come
+///                            in; block j then holds rank (r+j) mod P's block
+///   r != 0 only, the rotation into rank order through a shift buffer:
+///   copy((P-r) M)          -- blocks 0..P-r-1 to the shift buffer
+///   copy(r M)              -- blocks P-r..P-1 down to blocks 0..r-1
+///   copy((P-r) M)          -- the shift buffer back to blocks r..P-1
+/// bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
+sim::CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank);
+
+/// Neighbour-exchange allgather (Chen et al.; Open MPI's
+/// ompi_coll_base_allgather_intra_neighborexchange), P even only: P/2 steps; step i (tag i)
+/// is a sendrecv with one neighbour, requiring the previous step's send and receive:
+///   step 0: M = bytes_per_rank with r XOR 1 (the own blocks: the pair now holds 2 blocks);
+///   step i >= 1: 2M, the pair of blocks received last (the own pair at step 1), with r - 1
+///     (even r) or r + 1 (odd r) for odd i, and the other neighbour for even i.
+/// Odd P throws choreo::Error. bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
+sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank);
+
+/// Pairwise-exchange alltoall (Open MPI's ompi_coll_base_alltoall_intra_pairwise);
+/// M = bytes_per_rank is the block for each destination. On rank r, each op requiring the one
+/// before (a step's send and receive both the previous step's two):
+///   copy(M)                          -- the own block (Open MPI's sendrecv with itself)
+///   step s = 1..P-1 (tag s-1): send(r + s, M), recv(r - s, M) (mod P)
+/// bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
+sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank);
+
+/// Bruck's alltoall (Open MPI's ompi_coll_base_alltoall_intra_bruck), K = ceil(log2 P),
+/// M = bytes_per_rank, n_i = how many of 1..P-1 have bit i set. On rank r, each op requiring
+/// the one before (a step's send and receive both the previous copy):
+///   copy(P M)                   -- rotation: work block j = the block for rank (r+j) mod P
+///   step i = 0..K-1 (tag i):
+///     send(r + 2^i, n_i M), recv(r - 2^i, n_i M) (mod P) -- the work blocks j with bit i set
+///     copy(n_i M)               -- the received blocks into their places (Open MPI receives
+///                                  into the receive buffer and copies back); requires both
+///   copy(P M)                   -- inverse rotation: work block j came from rank (r-j) mod P
+/// bytes_per_rank == 0 yields no ops. P M sum_i n_i bytes in all.
+sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 
 /// Builds a schedule from a text spec:
 ///
 ///   spec  := collective ":" algorithm { ":" key "=" integer }
 ///
 /// Keys may come in any order, each at most once; integers are decimal. Generators:
-///   allreduce:recdbl   ranks, bytes [, reduce_ns = 0]
-///   bcast:binomial     ranks, bytes [, root = 0]
-///   allgather:ring     ranks, bytes       (bytes = bytes per rank)
-///   allgather:recdbl   ranks, bytes       (bytes = bytes per rank; ranks a power of two)
+///   allreduce:recdbl               ranks, bytes [, reduce_ns = 0]
+///   allreduce:ring                 ranks, bytes [, reduce_ns = 0]
+///   allreduce:rabenseifner         ranks, bytes [, reduce_ns = 0]
+///   bcast:binomial                 ranks, bytes [, root = 0]
+///   bcast:scatter_allgather        ranks, bytes [, root = 0]
+///   allgather:ring                 ranks, bytes   (bytes = bytes per rank)
+///   allgather:recdbl               ranks, bytes   (bytes = bytes per rank)
+///   allgather:bruck                ranks, bytes   (bytes = bytes per rank)
+///   allgather:neighbor             ranks, bytes   (bytes = bytes per rank; ranks even)
+///   alltoall:pairwise              ranks, bytes   (bytes = bytes per destination)
+///   alltoall:bruck                 ranks, bytes   (bytes = bytes per destination)
 /// e.g. "allreduce:recdbl:ranks=1048576:bytes=8:reduce_ns=100". Unknown collectives,
 /// algorithms and keys, missing or repeated keys and malformed numbers throw choreo::Error.
 sim::CompactSchedule generate(const std::string& spec);

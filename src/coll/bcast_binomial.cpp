@@ -25,11 +25,19 @@ void emit_rank(sim::CompactBuilder& b, std::int64_t r, std::int64_t ranks, std::
                std::int64_t bytes) {
   const std::int64_t vr = (r - root + ranks) % ranks;
   const std::int64_t mask = parent_mask(vr, ranks);
+  // The message over a link of bit 2^j goes in step k-1-j, k = log2(the root's mask): the
+  // root sends its largest subtree first. The tag is that step.
+  const std::int64_t top = parent_mask(0, ranks);
+  auto step = [top](std::int64_t bit) {
+    int s = 0;
+    for (std::int64_t m = top / 2; m > bit; m /= 2) ++s;
+    return s;
+  };
   std::uint32_t recv = detail::kNoOp;
-  if (vr != 0) recv = b.recv(static_cast<int>((r - mask + ranks) % ranks), bytes, 0);
+  if (vr != 0) recv = b.recv(static_cast<int>((r - mask + ranks) % ranks), bytes, step(mask));
   for (std::int64_t child = mask / 2; child > 0; child /= 2) {
     if (vr + child >= ranks) continue;
-    const std::uint32_t send = b.send(static_cast<int>((r + child) % ranks), bytes, 0);
+    const std::uint32_t send = b.send(static_cast<int>((r + child) % ranks), bytes, step(child));
     if (recv != detail::kNoOp) b.requires_completed(send, recv);  // forwards what arrived
   }
 }

@@ -47,12 +47,34 @@ const std::vector<Generator>& generators() {
          return allreduce_recursive_doubling(as_int(v, "ranks"), v.at("bytes"),
                                              value_or(v, "reduce_ns", 0));
        }},
+      {"allreduce",
+       "ring",
+       {"ranks", "bytes"},
+       {"reduce_ns"},
+       [](const Values& v) {
+         return allreduce_ring(as_int(v, "ranks"), v.at("bytes"), value_or(v, "reduce_ns", 0));
+       }},
+      {"allreduce",
+       "rabenseifner",
+       {"ranks", "bytes"},
+       {"reduce_ns"},
+       [](const Values& v) {
+         return allreduce_rabenseifner(as_int(v, "ranks"), v.at("bytes"),
+                                       value_or(v, "reduce_ns", 0));
+       }},
       {"bcast",
        "binomial",
        {"ranks", "bytes"},
        {"root"},
        [](const Values& v) {
          return bcast_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
+      {"bcast",
+       "scatter_allgather",
+       {"ranks", "bytes"},
+       {"root"},
+       [](const Values& v) {
+         return bcast_scatter_allgather(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
        }},
       {"allgather",
        "ring",
@@ -66,6 +88,28 @@ const std::vector<Generator>& generators() {
        [](const Values& v) {
          return allgather_recursive_doubling(as_int(v, "ranks"), v.at("bytes"));
        }},
+      {"allgather",
+       "bruck",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) { return allgather_bruck(as_int(v, "ranks"), v.at("bytes")); }},
+      {"allgather",
+       "neighbor",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) {
+         return allgather_neighbor_exchange(as_int(v, "ranks"), v.at("bytes"));
+       }},
+      {"alltoall",
+       "pairwise",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) { return alltoall_pairwise(as_int(v, "ranks"), v.at("bytes")); }},
+      {"alltoall",
+       "bruck",
+       {"ranks", "bytes"},
+       {},
+       [](const Values& v) { return alltoall_bruck(as_int(v, "ranks"), v.at("bytes")); }},
   };
   return table;
 }

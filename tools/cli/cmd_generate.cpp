@@ -17,7 +17,8 @@ void add_generate_command(CLI::App& app, const Global& global) {
   auto* cmd = app.add_subcommand("generate", "Write the schedule of a collective algorithm");
   cmd->add_option("SPEC", a->spec,
                   "collective:algorithm:key=value..., e.g. allreduce:recdbl:ranks=64:bytes=8. "
-                  "Generators: " +
+                  "bytes is per rank for allgather, per destination for alltoall; optional "
+                  "root (bcast) and reduce_ns (allreduce); docs/collectives.md. Generators: " +
                       names)
       ->required();
   cmd->add_option("-o,--output", a->out, "Schedule file to write (.json or .goal)")->required();

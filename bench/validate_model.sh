@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Paper 001's validation (its Figs. 4-7): the step model with and without collisions against
+# measured times of allgather ring and Bruck (and recursive doubling), in three settings:
+#   smpi  SimGrid SMPI on generated torus platforms (FX10-like: 5 GB/s, 1 us per link); the
+#         model is calibrated by `choreo-mpi calibrate` under SMPI on the same platform
+#   sim   choreo sim on the same tori (LogGOPS, links held per message); the model's table
+#         is the sim's own ping-pong: t(M) = L + 2o + (M-1)G
+#   real  this machine: MPICH on 2 ranks, Open MPI on 4 (oversubscribed), calibrated here
+# Every MPI run verifies every byte. Writes DIR/results.csv (setting, topology, algorithm,
+# bytes, measured, predicted with and without collisions), DIR/tables.md, and
+# DIR/ratio-*.png (predicted/measured against size) and DIR/times-*.png (both against size,
+# with the crossovers). Progress goes to stderr.
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: bench/validate_model.sh [-o DIR] [--settings "smpi sim real"] [--topologies "1x6x4 2x3x4"]
+                               [--sizes MIN:MAX] [--algorithms "ring bruck"] [--quick]
+
+  -o DIR          output directory (default out/validate)
+  --settings S    any of smpi, sim, real (default all three)
+  --topologies T  tori for smpi and sim (default "1x6x4 2x3x4 8x8x8")
+  --sizes R       bytes per rank, MIN:MAX in powers of 2 (default 8:4M)
+  --algorithms A  allgather algorithms (default "ring bruck recdbl")
+  --quick         2x3x4 only, sizes 1K:256K (a smoke run)
+  -h, --help      this help
+
+Needs `scripts/build default` (and `scripts/build openmpi` for real Open MPI runs).
+EOF
+}
+
+cd "$(dirname "$0")/.."
+out=out/validate
+settings="smpi sim real"
+topologies="1x6x4 2x3x4 8x8x8"
+sizes=8:4M
+algorithms="ring bruck recdbl"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -o) out=$2; shift 2 ;;
+    --settings) settings=$2; shift 2 ;;
+    --topologies) topologies=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --algorithms) algorithms=$2; shift 2 ;;
+    --quick) topologies=2x3x4 sizes=1K:256K; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "validate_model.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+choreo=build/default/tools/choreo
+mpich_mpi=build/default/tools/choreo-mpi
+smpi_mpi=build/default/smpi/tools/choreo-mpi
+ompi_mpi=build/openmpi/tools/choreo-mpi
+for tool in "$choreo" "$mpich_mpi" "$smpi_mpi"; do
+  [ -x "$tool" ] || { echo "missing $tool: run scripts/build default" >&2; exit 1; }
+done
+mkdir -p "$out/schedules" "$out/runs" "$out/log"
+csv=$out/results.csv
+echo "setting,topology,algorithm,bytes,measured_s,predicted_s,predicted_nocoll_s" > "$csv"
+say() { echo "== $*" >&2; }
+algo_list=$(echo "$algorithms" | tr ' ' ,)
+
+# The sizes as choreo select samples them, so predictions and runs line up.
+size_list() { $choreo select allgather --alpha 1us --bandwidth 1GBps --ranks 2 --sizes "$sizes" \
+  --algorithms ring --json | jq -r '.sizes[]'; }
+
+# predictions SETTING TOPOLOGY RANKS MODEL_ARGS...: select's JSON with and without collisions.
+predictions() {
+  local tag=$1 topo=$2 ranks=$3
+  shift 3
+  $choreo select allgather --ranks "$ranks" --topology "$topo" --sizes "$sizes" \
+    --algorithms "$algo_list" "$@" --json > "$out/runs/$tag.predicted.json"
+  $choreo select allgather --ranks "$ranks" --topology "$topo" --sizes "$sizes" \
+    --algorithms "$algo_list" "$@" --no-collisions --json > "$out/runs/$tag.nocoll.json"
+}
+
+# predicted TAG ALGORITHM BYTES [nocoll]: one predicted time from the select JSON.
+predicted() {
+  local file=$out/runs/$1.predicted.json
+  [ "${4:-}" = nocoll ] && file=$out/runs/$1.nocoll.json
+  jq -r --arg a "$2" --argjson b "$3" \
+    '(.sizes | index($b)) as $i | .algorithms[] | select(.algorithm == $a) | .seconds[$i] // "NA"' \
+    "$file"
+}
+
+record() {  # SETTING TOPOLOGY TAG ALGORITHM BYTES MEASURED
+  local p q
+  p=$(predicted "$3" "$4" "$5") q=$(predicted "$3" "$4" "$5" nocoll)
+  echo "$1,$2,$4,$5,$6,$p,$q" >> "$csv"
+  printf '   %-5s %-6s %-7s %9s B  measured %-12s predicted %-12s (no collisions %s)\n' \
+    "$1" "$2" "$4" "$5" "$6" "$p" "$q" >&2
+}
+
+# run_schedules SETTING TOPOLOGY TAG RANKS LAUNCHER...: every algorithm and size, verified.
+run_schedules() {
+  local setting=$1 topo=$2 tag=$3 ranks=$4
+  shift 4
+  for algo in $algorithms; do
+    for bytes in $(size_list); do
+      local spec=allgather:$algo:ranks=$ranks:bytes=$bytes
+      local schedule=$out/schedules/$algo-$ranks-$bytes.json result=$out/runs/$tag-$algo-$bytes.json
+      local median=NA
+      if $choreo generate "$spec" -o "$schedule" > /dev/null 2> "$out/log/$tag-$algo-$bytes.log" &&
+        "$@" run "$schedule" --warmup 1 --reps "$reps" -o "$result" \
+          > /dev/null 2>> "$out/log/$tag-$algo-$bytes.log"; then
+        median=$(jq -r .seconds.median "$result")
+      fi
+      record "$setting" "$topo" "$tag" "$algo" "$bytes" "$median"
+    done
+  done
+}
+
+smpi_cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:0 --cfg=smpi/coll-selector:mpich
+  --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning --log=smpi_coll.thres:warning)
+
+for setting in $settings; do
+  case $setting in
+    smpi)
+      for topo in $topologies; do
+        say "SMPI torus $topo (5 GB/s, 1 us per link, SMPI's default size factors)"
+        platform=$out/torus-$topo.xml
+        $choreo platform torus --dims "$topo" --bw 5GBps --lat 1us -o "$platform" > /dev/null
+        ranks=$(($(echo "$topo" | tr x '*')))
+        launcher=(smpirun -platform "$platform" -hostfile "${platform%.xml}.hosts" "${smpi_cfg[@]}")
+        # The ping-pong pair is ranks 0 and 1: neighbours on the first dimension longer than 1.
+        "${launcher[@]}" -np 2 "$smpi_mpi" calibrate -o "$out/profile-smpi-$topo.json" \
+          > /dev/null 2> "$out/log/calibrate-smpi-$topo.log"
+        predictions "smpi-$topo" "torus:$topo" "$ranks" --profile "$out/profile-smpi-$topo.json"
+        reps=3
+        run_schedules smpi "$topo" "smpi-$topo" "$ranks" "${launcher[@]}" -np "$ranks" "$smpi_mpi"
+      done
+      ;;
+    sim)
+      # LogGOPS for an FX10-like link: L = 1 us, o = 1 us, g = 1 us, G = 0.2 ns/B (5 GB/s).
+      model=(--L 1000 --o 1000 --g 1000 --G 0.2 --S 0)
+      for topo in $topologies; do
+        say "choreo sim, torus $topo, links held per message (serialize)"
+        ranks=$(($(echo "$topo" | tr x '*')))
+        # The sim's ping-pong one way: L + 2o + (M-1)G, i.e. Hockney alpha = L + 2o, 5 GB/s.
+        predictions "sim-$topo" "torus:$topo" "$ranks" --alpha 3us --bandwidth 5GBps
+        for algo in $algorithms; do
+          for bytes in $(size_list); do
+            result=$out/runs/sim-$topo-$algo-$bytes.json median=NA
+            if $choreo sim --generate "allgather:$algo:ranks=$ranks:bytes=$bytes" \
+              --network "torus:$topo" "${model[@]}" -o "$result" > /dev/null \
+              2> "$out/log/sim-$topo-$algo-$bytes.log"; then
+              median=$(jq -r .seconds.median "$result")
+            fi
+            record sim "$topo" "sim-$topo" "$algo" "$bytes" "$median"
+          done
+        done
+      done
+      ;;
+    real)
+      for lib in mpich openmpi; do
+        if [ $lib = mpich ]; then
+          tool=$mpich_mpi ranks=2 launcher=(mpiexec -n 2)
+        else
+          [ -x "$ompi_mpi" ] || { say "skipping Open MPI: run scripts/build openmpi"; continue; }
+          tool=$ompi_mpi ranks=4 launcher=(mpiexec.openmpi --allow-run-as-root --oversubscribe -n 4)
+        fi
+        say "real $lib, $ranks ranks on this machine"
+        "${launcher[@]}" "$tool" calibrate -o "$out/profile-$lib.json" \
+          > /dev/null 2> "$out/log/calibrate-$lib.log"
+        predictions "real-$lib" ideal "$ranks" --profile "$out/profile-$lib.json"
+        reps=21
+        run_schedules real "$lib-$ranks" "real-$lib" "$ranks" "${launcher[@]}" "$tool"
+      done
+      ;;
+    *) echo "unknown setting '$setting' (smpi sim real)" >&2; exit 2 ;;
+  esac
+done
+
+bench/validate_tables.sh "$csv" "$out"

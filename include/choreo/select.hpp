@@ -1,0 +1,64 @@
+#pragma once
+// Algorithm selection (paper 001 §VII-B): predict every algorithm of a collective over a
+// range of sizes with the step model, name the winner at each size and the sizes where the
+// winner changes (crossovers), found exactly by bisection between the sampled sizes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "choreo/profile.hpp"
+#include "choreo/sim/network.hpp"
+#include "choreo/step_model.hpp"
+
+namespace choreo::select {
+
+struct Request {
+  std::string collective;  ///< allgather, bcast, allreduce, alltoall (any generator's)
+  int ranks = 0;
+  sim::NetworkSpec network;  ///< where the ranks sit (ideal: no collisions possible)
+  model::CostTables tables;
+  bool collisions = true;
+  std::vector<std::int64_t> sizes;  ///< the generators' `bytes`, ascending
+  std::vector<std::string> only;    ///< compare only these algorithms (empty: all)
+};
+
+struct Curve {
+  std::string algorithm;                       ///< e.g. "bruck"
+  std::vector<std::optional<double>> seconds;  ///< per size; empty where it cannot run
+  std::string unavailable;                     ///< why not, when it cannot run at all
+};
+
+struct Crossover {
+  std::string from, to;  ///< winner below, winner from `bytes` on
+  std::int64_t bytes = 0;
+};
+
+struct Selection {
+  std::vector<std::int64_t> sizes;
+  std::vector<Curve> curves;
+  std::vector<std::string> winners;  ///< per size
+  std::vector<Crossover> crossovers;
+};
+
+/// Throws choreo::Error for an unknown collective, no sizes, or when no algorithm can run.
+Selection select_algorithms(const Request& request);
+
+/// Predicted time of one algorithm at one size (the generator's spec is
+/// "collective:algorithm:ranks=..:bytes=.."). Throws choreo::Error when it cannot run.
+double predict_algorithm(const Request& request, const std::string& algorithm, std::int64_t bytes);
+
+/// The algorithms choreo generates for `collective`, e.g. {"ring", "recdbl", "bruck"}.
+std::vector<std::string> algorithms_of(std::string_view collective);
+
+/// The medians of a calibrated profile as the model's tables (ping-pong one-way times,
+/// memcpy times); the calibrated pair is the profile's first.
+model::CostTables tables_from_profile(const MachineProfile& profile);
+
+/// "8", "64K", "64KiB", "64M", "1G" (powers of 1024; a trailing B is optional).
+std::int64_t parse_size(std::string_view text);
+/// "MIN:MAX": MIN, MIN*factor, ... up to MAX (MAX itself always included).
+std::vector<std::int64_t> size_range(std::string_view text, double factor = 2);
+
+}  // namespace choreo::select

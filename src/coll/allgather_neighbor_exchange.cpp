@@ -1,0 +1,57 @@
+// Neighbour-exchange allgather (Chen et al.; Open MPI's
+// ompi_coll_base_allgather_intra_neighborexchange): P/2 steps between alternating neighbours.
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "arguments.hpp"
+#include "choreo/coll.hpp"
+#include "choreo/error.hpp"
+#include "steps.hpp"
+
+namespace choreo::coll {
+
+namespace {
+constexpr const char* kName = "allgather_neighbor_exchange";
+}  // namespace
+
+sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank) {
+  detail::check_ranks(kName, ranks);
+  detail::check_non_negative(kName, "bytes_per_rank", bytes_per_rank);
+  if (ranks % 2 != 0)
+    throw Error(
+        fmt::format("{}: neighbor exchange needs an even number of ranks; use allgather:ring (or "
+                    "allgather:bruck) for {} ranks",
+                    kName, ranks));
+  if (bytes_per_rank > std::numeric_limits<std::int64_t>::max() / 2)
+    throw Error(
+        fmt::format("{}: 2 x {} bytes overflows a 64-bit byte count", kName, bytes_per_rank));
+  const auto p = static_cast<std::uint64_t>(ranks);
+  // A send and a receive a step, each requiring the previous step's two.
+  const std::uint64_t ops = p * p;
+  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops), 2 * ops);
+  detail::Frontier order;
+  for (int r = 0; r < ranks; ++r) {
+    b.begin_rank(r);
+    if (bytes_per_rank == 0) continue;  // nothing moves; MPI libraries return at once
+    order.reset();
+    const bool even = r % 2 == 0;
+    const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);
+    for (int step = 0; step < ranks / 2; ++step) {
+      // Step 0: one block with the pair partner (even r: r+1); then two blocks (the pair
+      // received last) with the other neighbour, alternating.
+      const int peer = (step % 2 == 0) == even ? right : left;
+      const std::int64_t bytes = step == 0 ? bytes_per_rank : 2 * bytes_per_rank;
+      const std::uint32_t send = b.send(peer, bytes, step);
+      const std::uint32_t recv = b.recv(peer, bytes, step);
+      order.gate(b, send);  // forwards the pair that arrived in the previous step
+      order.gate(b, recv);  // a sendrecv loop: one step at a time
+      order.add(send);
+      order.add(recv);
+      order.end_step();
+    }
+  }
+  return b.finish();
+}
+
+}  // namespace choreo::coll

@@ -1,0 +1,98 @@
+#pragma once
+// Step bookkeeping shared by the step-structured generators in src/coll (private): program
+// order across steps, block partitions of a message, the power-of-two fold and scaled
+// reduction costs.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "arguments.hpp"
+#include "choreo/sim/compact.hpp"
+
+namespace choreo::coll::detail {
+
+/// Smallest k with 2^k >= n, for n >= 1 (the number of steps of Bruck's algorithms).
+constexpr int ceil_log2(std::int64_t n) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < n) ++k;
+  return k;
+}
+
+/// (a - b) mod m and (a + b) mod m for 0 <= a, b < m, without overflowing an int.
+constexpr int mod_sub(int a, std::int64_t b, int m) {
+  return static_cast<int>(((a - b) % m + m) % m);
+}
+constexpr int mod_add(int a, std::int64_t b, int m) { return static_cast<int>((a + b) % m); }
+
+/// The ops of the last step that emitted any. Steps of these algorithms are blocking calls
+/// (a sendrecv, a copy, a reduction): every op of a step requires the frontier, and the step's
+/// terminal ops become the next frontier. A step whose ops were all skipped (0 bytes) leaves
+/// the frontier as it was, so skipped steps are transparent.
+class Frontier {
+ public:
+  /// Makes op (of the rank being built) require every op of the frontier.
+  void gate(sim::CompactBuilder& b, std::uint32_t op) const {
+    for (std::uint32_t dependency : ops_) b.requires_completed(op, dependency);
+  }
+  /// Adds op to the terminal ops of the current step (kNoOp is ignored).
+  void add(std::uint32_t op) {
+    if (op != kNoOp) next_.push_back(op);
+  }
+  /// Ends the current step: its terminal ops, if any, become the frontier.
+  void end_step() {
+    if (next_.empty()) return;
+    ops_.swap(next_);
+    next_.clear();
+  }
+  void reset() {
+    ops_.clear();
+    next_.clear();
+  }
+
+ private:
+  std::vector<std::uint32_t> ops_, next_;
+};
+
+/// `bytes` split into `parts` chunks as evenly as possible, the first bytes % parts chunks one
+/// byte longer (MPICH's and Open MPI's allreduce split; chunks are empty when bytes < parts).
+struct EvenSplit {
+  std::int64_t bytes = 0, parts = 1;
+  std::int64_t chunk(std::int64_t i) const { return bytes / parts + (i < bytes % parts ? 1 : 0); }
+  /// Bytes of chunks [first, last).
+  std::int64_t range(std::int64_t first, std::int64_t last) const {
+    const std::int64_t longer = bytes % parts;
+    return (last - first) * (bytes / parts) +
+           std::max<std::int64_t>(0, std::min(last, longer) - std::min(first, longer));
+  }
+};
+
+/// How P ranks map onto a power-of-two butterfly (the fold of allreduce_recursive_doubling):
+/// for j < rem, rank 2j+1 hands its data to rank 2j, which stands in for both as virtual
+/// rank j; ranks r >= 2*rem are virtual rank r - rem.
+struct Fold {
+  int p2 = 1;      ///< ranks in the butterfly: the largest power of two <= P
+  int rounds = 0;  ///< log2(p2)
+  int rem = 0;     ///< ranks folded away: P - p2
+
+  explicit Fold(int ranks)
+      : p2(floor_power_of_two(ranks)), rounds(log2_exact(p2)), rem(ranks - p2) {}
+
+  int real_rank(int virtual_rank) const {
+    return virtual_rank < rem ? 2 * virtual_rank : virtual_rank + rem;
+  }
+  /// Real ranks behind virtual ranks [first, last): one each, two for those below rem.
+  std::int64_t real_ranks(std::int64_t first, std::int64_t last) const {
+    return (last - first) + std::max<std::int64_t>(0, std::min<std::int64_t>(last, rem) - first);
+  }
+};
+
+/// nanoseconds * part / whole rounded to the nearest integer (halves up); 0 when whole is 0.
+/// Exact for every 64-bit input (128-bit intermediate).
+inline std::int64_t scaled_ns(std::int64_t nanoseconds, std::int64_t part, std::int64_t whole) {
+  if (whole <= 0) return 0;
+  __extension__ using Wide = __int128;
+  const Wide scaled = (Wide{nanoseconds} * part * 2 + whole) / (Wide{whole} * 2);
+  return static_cast<std::int64_t>(scaled);
+}
+
+}  // namespace choreo::coll::detail
