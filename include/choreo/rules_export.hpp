@@ -26,6 +26,7 @@
 // Everything throws choreo::Error on bad input, naming what is wrong (the decision, the line
 // of a rules file, the JSON path of a CSEL file) and what would be accepted.
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,11 @@ struct CollectiveDecision {
   std::vector<SizeRule> rules;
   bool operator==(const CollectiveDecision&) const = default;
 };
+
+/// The blocking collectives of MPI, in the order of Open MPI 4.1.4's COLLTYPE enum, so that a
+/// name's index is its collective id in a coll_tuned rules file. MPICH 4.0.2's CSEL file
+/// names the same collectives and, with an "i" in front, their nonblocking forms.
+std::span<const std::string_view> mpi_collectives();
 
 /// Open MPI 4.1.4 coll_tuned rules, classic format, with # comments. Communicator sizes
 /// without a decision (smaller, larger, and between two decisions) get algorithm 0, which

@@ -1,13 +1,9 @@
 // Bruck's allgather (Open MPI's ompi_coll_base_allgather_intra_bruck, paper 001's Fig. 2):
 // ceil(log2 P) steps of doubling block counts, then a local rotation into rank order.
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <limits>
 
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
-#include "choreo/error.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {
@@ -17,46 +13,34 @@ constexpr const char* kName = "allgather_bruck";
 }  // namespace
 
 sim::CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes_per_rank", bytes_per_rank);
-  if (bytes_per_rank > std::numeric_limits<std::int64_t>::max() / ranks)
-    throw Error(fmt::format("{}: {} ranks x {} bytes overflows a 64-bit byte count", kName, ranks,
-                            bytes_per_rank));
+  detail::check_per_rank_bytes(kName, ranks, bytes_per_rank);
   const std::int64_t p = ranks, m = bytes_per_rank;
   const int steps = detail::ceil_log2(p);
   // Per rank: 4 copies and a send and a receive a step; each op requires at most 2.
   const auto ops = static_cast<std::uint64_t>(p) * (4 + 2 * static_cast<std::uint64_t>(steps));
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops), 2 * ops);
-  detail::Frontier order;
-  for (int r = 0; r < ranks; ++r) {
-    b.begin_rank(r);
-    if (m == 0) continue;  // nothing moves; MPI libraries return at once
-    order.reset();
-    // The own block goes to block 0 of the receive buffer: step 0 sends it from there.
-    order.add(b.copy(m));
-    order.end_step();
-    for (int i = 0; i < steps; ++i) {
-      const std::int64_t distance = std::int64_t{1} << i;
-      // Blocks 0..count-1 go to r - 2^i; as many arrive from r + 2^i into blocks 2^i...
-      const std::int64_t bytes = std::min(distance, p - distance) * m;
-      const std::uint32_t send = b.send(detail::mod_sub(r, distance, ranks), bytes, i);
-      const std::uint32_t recv = b.recv(detail::mod_add(r, distance, ranks), bytes, i);
-      order.gate(b, send);  // sends what the copy and the previous steps put in blocks 0..
-      order.gate(b, recv);  // a sendrecv loop: one step at a time
-      order.add(send);
-      order.add(recv);
-      order.end_step();
-    }
-    if (r == 0) continue;  // block j holds rank j's data already (Open MPI skips the rotation)
-    // Block j holds rank (r + j) mod P's data; rotate down by r through a shift buffer.
-    for (const std::int64_t bytes : {(p - r) * m, r * m, (p - r) * m}) {
-      const std::uint32_t copy = b.copy(bytes);
-      order.gate(b, copy);
-      order.add(copy);
-      order.end_step();
-    }
-  }
-  return b.finish();
+  return detail::build_in_steps(
+      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+        if (m == 0) return;  // nothing moves; MPI libraries return at once
+        // The own block goes to block 0 of the receive buffer: step 0 sends it from there.
+        order.add(b.copy(m));
+        order.end_step();
+        for (int i = 0; i < steps; ++i) {
+          const std::int64_t distance = std::int64_t{1} << i;
+          // Blocks 0..count-1 go to r - 2^i; as many arrive from r + 2^i into blocks 2^i...
+          const std::int64_t bytes = std::min(distance, p - distance) * m;
+          // The send reads what the copy and the previous steps put in blocks 0..
+          detail::sendrecv_step(b, order, detail::mod_sub(r, distance, ranks), bytes,
+                                detail::mod_add(r, distance, ranks), bytes, i);
+        }
+        if (r == 0) return;  // block j holds rank j's data already (Open MPI skips the rotation)
+        // Block j holds rank (r + j) mod P's data; rotate down by r through a shift buffer.
+        for (const std::int64_t bytes : {(p - r) * m, r * m, (p - r) * m}) {
+          const std::uint32_t copy = b.copy(bytes);
+          order.gate(b, copy);
+          order.add(copy);
+          order.end_step();
+        }
+      });
 }
 
 }  // namespace choreo::coll

@@ -29,29 +29,20 @@ sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_p
   const auto p = static_cast<std::uint64_t>(ranks);
   // A send and a receive a step, each requiring the previous step's two.
   const std::uint64_t ops = p * p;
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops), 2 * ops);
-  detail::Frontier order;
-  for (int r = 0; r < ranks; ++r) {
-    b.begin_rank(r);
-    if (bytes_per_rank == 0) continue;  // nothing moves; MPI libraries return at once
-    order.reset();
-    const bool even = r % 2 == 0;
-    const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);
-    for (int step = 0; step < ranks / 2; ++step) {
-      // Step 0: one block with the pair partner (even r: r+1); then two blocks (the pair
-      // received last) with the other neighbour, alternating.
-      const int peer = (step % 2 == 0) == even ? right : left;
-      const std::int64_t bytes = step == 0 ? bytes_per_rank : 2 * bytes_per_rank;
-      const std::uint32_t send = b.send(peer, bytes, step);
-      const std::uint32_t recv = b.recv(peer, bytes, step);
-      order.gate(b, send);  // forwards the pair that arrived in the previous step
-      order.gate(b, recv);  // a sendrecv loop: one step at a time
-      order.add(send);
-      order.add(recv);
-      order.end_step();
-    }
-  }
-  return b.finish();
+  return detail::build_in_steps(
+      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+        if (bytes_per_rank == 0) return;  // nothing moves; MPI libraries return at once
+        const bool even = r % 2 == 0;
+        const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);
+        for (int step = 0; step < ranks / 2; ++step) {
+          // Step 0: one block with the pair partner (even r: r+1); then two blocks (the pair
+          // received last) with the other neighbour, alternating.
+          const int peer = (step % 2 == 0) == even ? right : left;
+          const std::int64_t bytes = step == 0 ? bytes_per_rank : 2 * bytes_per_rank;
+          // The send forwards the pair that arrived in the previous step.
+          detail::sendrecv_step(b, order, peer, bytes, peer, bytes, step);
+        }
+      });
 }
 
 }  // namespace choreo::coll

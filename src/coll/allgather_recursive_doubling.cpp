@@ -1,12 +1,8 @@
 // Recursive-doubling allgather: the gathered block doubles every round. P not a power of two
 // folds onto the largest power of two below it (the fold of allreduce_recursive_doubling).
-#include <fmt/format.h>
-
-#include <limits>
 
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
-#include "choreo/error.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {
@@ -41,12 +37,8 @@ std::uint32_t butterfly(sim::CompactBuilder& b, const detail::Fold& f, int v, st
 }  // namespace
 
 sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes_per_rank", bytes_per_rank);
   // The fold's last message moves bytes_per_rank * (P - 1) bytes.
-  if (bytes_per_rank > std::numeric_limits<std::int64_t>::max() / ranks)
-    throw Error(fmt::format("{}: {} ranks x {} bytes overflows a 64-bit byte count", kName, ranks,
-                            bytes_per_rank));
+  detail::check_per_rank_bytes(kName, ranks, bytes_per_rank);
   const detail::Fold f(ranks);
   // Two ops a round on each of the p2 butterfly ranks, two more on each folded rank and its
   // stand-in; each op requires at most one.

@@ -41,20 +41,9 @@ void halving_doubling(sim::CompactBuilder& b, const Plan& plan, int v, detail::F
       last = middle;
     else
       first = middle;
-    std::uint32_t send = detail::kNoOp, calc = detail::kNoOp;
-    if (out > 0) {
-      send = b.send(partner, out, plan.halving_tag(i));
-      order.gate(b, send);  // sends part of what the previous round reduced
-    }
-    if (in > 0) {
-      const std::uint32_t recv = b.recv(partner, in, plan.halving_tag(i));
-      order.gate(b, recv);  // the incoming buffer is free once the last calc read it
-      calc = b.calc(detail::scaled_ns(plan.reduce_ns, in, plan.bytes));
-      b.requires_completed(calc, recv);
-      if (send != detail::kNoOp) b.requires_completed(calc, send);  // sendrecv, then reduce
-    }
-    order.add(calc != detail::kNoOp ? calc : send);
-    order.end_step();
+    // The send reads part of what the previous round reduced.
+    detail::sendrecv_reduce_step(b, order, partner, out, partner, in, plan.halving_tag(i),
+                                 detail::scaled_ns(plan.reduce_ns, in, plan.bytes));
   }
   // Doubling, rounds in reverse: exchange the reduced chunks, the ranges doubling.
   for (int i = f.rounds - 1; i >= 0; --i) {
@@ -68,18 +57,8 @@ void halving_doubling(sim::CompactBuilder& b, const Plan& plan, int v, detail::F
       last += width;
     else
       first -= width;
-    std::uint32_t send = detail::kNoOp, recv = detail::kNoOp;
-    if (out > 0) {
-      send = b.send(partner, out, plan.doubling_tag(i));
-      order.gate(b, send);  // sends what was reduced or gathered before
-    }
-    if (in > 0) {
-      recv = b.recv(partner, in, plan.doubling_tag(i));
-      order.gate(b, recv);  // a sendrecv loop: one step at a time
-    }
-    order.add(send);
-    order.add(recv);
-    order.end_step();
+    // The send reads what was reduced or gathered before.
+    detail::sendrecv_step(b, order, partner, out, partner, in, plan.doubling_tag(i));
   }
 }
 
@@ -95,31 +74,27 @@ sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::
   // 2 on each folded rank and 3 on its stand-in.
   const auto ops = 5ull * static_cast<std::uint64_t>(f.p2) * static_cast<std::uint64_t>(f.rounds) +
                    5ull * static_cast<std::uint64_t>(f.rem);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops), 2 * ops);
-  detail::Frontier order;
-  for (int r = 0; r < ranks; ++r) {
-    b.begin_rank(r);
-    order.reset();
-    if (bytes == 0) continue;  // nothing moves; MPI libraries return at once
-    if (r >= 2 * f.rem) {
-      halving_doubling(b, plan, r - f.rem, order);
-    } else if (r % 2 == 1) {
-      // Hand the whole vector to r - 1, get the result back.
-      const std::uint32_t send = b.send(r - 1, bytes, 0);
-      const std::uint32_t recv = b.recv(r - 1, bytes, plan.fold_out_tag());
-      b.requires_completed(recv, send);  // the result lands in the buffer just sent
-    } else {
-      const std::uint32_t recv = b.recv(r + 1, bytes, 0);
-      const std::uint32_t calc = b.calc(reduce_ns);
-      b.requires_completed(calc, recv);
-      order.add(calc);
-      order.end_step();
-      halving_doubling(b, plan, r / 2, order);
-      const std::uint32_t send = b.send(r + 1, bytes, plan.fold_out_tag());
-      order.gate(b, send);  // returns the result the allgather completed
-    }
-  }
-  return b.finish();
+  return detail::build_in_steps(
+      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+        if (bytes == 0) return;  // nothing moves; MPI libraries return at once
+        if (r >= 2 * f.rem) {
+          halving_doubling(b, plan, r - f.rem, order);
+        } else if (r % 2 == 1) {
+          // Hand the whole vector to r - 1, get the result back.
+          const std::uint32_t send = b.send(r - 1, bytes, 0);
+          const std::uint32_t recv = b.recv(r - 1, bytes, plan.fold_out_tag());
+          b.requires_completed(recv, send);  // the result lands in the buffer just sent
+        } else {
+          const std::uint32_t recv = b.recv(r + 1, bytes, 0);
+          const std::uint32_t calc = b.calc(reduce_ns);
+          b.requires_completed(calc, recv);
+          order.add(calc);
+          order.end_step();
+          halving_doubling(b, plan, r / 2, order);
+          const std::uint32_t send = b.send(r + 1, bytes, plan.fold_out_tag());
+          order.gate(b, send);  // returns the result the allgather completed
+        }
+      });
 }
 
 }  // namespace choreo::coll

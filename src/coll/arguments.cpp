@@ -18,6 +18,19 @@ void check_non_negative(const char* generator, const char* name, std::int64_t va
     throw Error(fmt::format("{}: {} must be 0 or more, not {}", generator, name, value));
 }
 
+void check_root(const char* generator, int ranks, int root) {
+  if (root < 0 || root >= ranks)
+    throw Error(fmt::format("{}: root {} is not a rank of 0..{}", generator, root, ranks - 1));
+}
+
+void check_per_rank_bytes(const char* generator, int ranks, std::int64_t bytes_per_rank) {
+  check_ranks(generator, ranks);
+  check_non_negative(generator, "bytes_per_rank", bytes_per_rank);
+  if (bytes_per_rank > std::numeric_limits<std::int64_t>::max() / ranks)
+    throw Error(fmt::format("{}: {} ranks x {} bytes overflows a 64-bit byte count", generator,
+                            ranks, bytes_per_rank));
+}
+
 std::size_t checked_op_count(const char* generator, int ranks, std::uint64_t ops) {
   // The simulator indexes ops with sim::OpIndex; refuse early rather than after filling memory.
   constexpr std::uint64_t kLimit = std::numeric_limits<sim::OpIndex>::max() - 1;

@@ -14,6 +14,12 @@ void check_non_negative(const char* generator, const char* name, std::int64_t va
 /// Returns ops as the builder's expected_ops, or throws if the simulator cannot index that
 /// many ops (its op indices are 32-bit).
 std::size_t checked_op_count(const char* generator, int ranks, std::uint64_t ops);
+/// Throws unless root is one of the ranks 0..ranks-1.
+void check_root(const char* generator, int ranks, int root);
+/// The checks of a collective whose every rank contributes bytes_per_rank: ranks >= 1,
+/// bytes_per_rank >= 0, and the bytes of all ranks together fit 64 bits (what the generators
+/// that move P blocks of bytes_per_rank need to count their bytes without overflow).
+void check_per_rank_bytes(const char* generator, int ranks, std::int64_t bytes_per_rank);
 
 constexpr bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 /// Largest power of two <= n, for n >= 1.

@@ -1,10 +1,7 @@
 // Binomial-tree broadcast in MPICH's order (MPIR_Bcast_intra_binomial without the
 // segmentation): receive from the parent, then send to the children, largest subtree first.
-#include <fmt/format.h>
-
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
-#include "choreo/error.hpp"
 
 namespace choreo::coll {
 
@@ -47,8 +44,7 @@ void emit_rank(sim::CompactBuilder& b, std::int64_t r, std::int64_t ranks, std::
 sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root) {
   detail::check_ranks(kName, ranks);
   detail::check_non_negative(kName, "bytes", bytes);
-  if (root < 0 || root >= ranks)
-    throw Error(fmt::format("{}: root {} is not a rank of 0..{}", kName, root, ranks - 1));
+  detail::check_root(kName, ranks, root);
   // Every rank but the root receives once and each receive is one send.
   const auto messages = static_cast<std::uint64_t>(ranks) - 1;
   sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, 2 * messages));

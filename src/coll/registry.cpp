@@ -11,6 +11,7 @@
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
+#include "choreo/text.hpp"
 
 namespace choreo::coll {
 
@@ -112,16 +113,6 @@ const std::vector<Generator>& generators() {
        [](const Values& v) { return alltoall_bruck(as_int(v, "ranks"), v.at("bytes")); }},
   };
   return table;
-}
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
 }
 
 /// "a, b or c" for error messages.

@@ -1,7 +1,7 @@
 #pragma once
 // Step bookkeeping shared by the step-structured generators in src/coll (private): program
-// order across steps, block partitions of a message, the power-of-two fold and scaled
-// reduction costs.
+// order across steps, the rank-by-rank build loop, sendrecv steps, block partitions of a
+// message, the power-of-two fold and scaled reduction costs.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -52,6 +52,74 @@ class Frontier {
  private:
   std::vector<std::uint32_t> ops_, next_;
 };
+
+/// The schedule of a step-structured generator: build_rank(b, order, r) adds the ops of rank r
+/// (begin_rank done, the frontier reset) as steps. `ops` counts the ops of all ranks and is
+/// checked against what the simulator can index; the builder is sized for two dependencies an
+/// op.
+template <typename BuildRank>
+sim::CompactSchedule build_in_steps(const char* generator, int ranks, std::uint64_t ops,
+                                    BuildRank build_rank) {
+  sim::CompactBuilder b(ranks, checked_op_count(generator, ranks, ops), 2 * ops);
+  Frontier order;
+  for (int r = 0; r < ranks; ++r) {
+    b.begin_rank(r);
+    order.reset();
+    build_rank(b, order, r);
+  }
+  return b.finish();
+}
+
+/// The ops of one sendrecv; kNoOp for a side that moves 0 bytes.
+struct SendRecv {
+  std::uint32_t send = kNoOp, recv = kNoOp;
+};
+
+/// A sendrecv of a step: send_bytes to `to` and recv_bytes from `from`, both with `tag` and
+/// both after the frontier (the send forwards what earlier steps delivered, and a sendrecv
+/// loop has one step outstanding at a time). A side of 0 bytes is left out, as MPI libraries
+/// skip it. The step is not ended: the caller decides which ops complete it.
+inline SendRecv gated_sendrecv(sim::CompactBuilder& b, const Frontier& order, int to,
+                               std::int64_t send_bytes, int from, std::int64_t recv_bytes,
+                               int tag) {
+  SendRecv ops;
+  if (send_bytes > 0) {
+    ops.send = b.send(to, send_bytes, tag);
+    order.gate(b, ops.send);
+  }
+  if (recv_bytes > 0) {
+    ops.recv = b.recv(from, recv_bytes, tag);
+    order.gate(b, ops.recv);
+  }
+  return ops;
+}
+
+/// A step that is only a sendrecv: its send and receive become the next frontier.
+inline void sendrecv_step(sim::CompactBuilder& b, Frontier& order, int to, std::int64_t send_bytes,
+                          int from, std::int64_t recv_bytes, int tag) {
+  const SendRecv ops = gated_sendrecv(b, order, to, send_bytes, from, recv_bytes, tag);
+  order.add(ops.send);
+  order.add(ops.recv);
+  order.end_step();
+}
+
+/// A step of a reduce-scatter: a sendrecv (its receive also waits for the frontier because
+/// the incoming buffer is free once the last calc read it), then a calc of calc_ns that adds
+/// the received bytes in once the whole sendrecv returned. The calc, or the send when nothing
+/// arrives, becomes the next frontier.
+inline void sendrecv_reduce_step(sim::CompactBuilder& b, Frontier& order, int to,
+                                 std::int64_t send_bytes, int from, std::int64_t recv_bytes,
+                                 int tag, std::int64_t calc_ns) {
+  const SendRecv ops = gated_sendrecv(b, order, to, send_bytes, from, recv_bytes, tag);
+  std::uint32_t calc = kNoOp;
+  if (ops.recv != kNoOp) {
+    calc = b.calc(calc_ns);
+    b.requires_completed(calc, ops.recv);
+    if (ops.send != kNoOp) b.requires_completed(calc, ops.send);
+  }
+  order.add(calc != kNoOp ? calc : ops.send);
+  order.end_step();
+}
 
 /// `bytes` split into `parts` chunks as evenly as possible, the first bytes % parts chunks one
 /// byte longer (MPICH's and Open MPI's allreduce split; chunks are empty when bytes < parts).

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "choreo/error.hpp"
+#include "choreo/json_read.hpp"
 
 namespace choreo {
 namespace {
@@ -20,18 +21,6 @@ using ordered_json = nlohmann::ordered_json;
 
 constexpr const char* kPatternFormat = "choreo.pattern/1";
 constexpr const char* kScheduleFormat = "choreo.schedule/1";
-
-json parse(const std::string& text) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann's message names the line and column; keep only its own words.
-    std::string what = e.what();
-    auto colon = what.find("] ");
-    throw Error(fmt::format("invalid JSON: {}",
-                            colon == std::string::npos ? what : what.substr(colon + 2)));
-  }
-}
 
 void check_format(const json& doc, const char* expected) {
   if (!doc.is_object())
@@ -45,15 +34,6 @@ void check_format(const json& doc, const char* expected) {
     throw Error("this file is a pattern, not a schedule; make a schedule with `choreo schedule`");
   if (format == kScheduleFormat) throw Error("this file is a schedule, not a pattern");
   throw Error(fmt::format("unsupported format \"{}\"; this choreo reads \"{}\"", format, expected));
-}
-
-void check_keys(const json& object, const std::string& path, const std::set<std::string>& allowed) {
-  for (const auto& [key, value] : object.items())
-    if (!allowed.contains(key)) {
-      std::string list;
-      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      throw Error(fmt::format("{}: unknown key \"{}\"; allowed here: {}", path, key, list));
-    }
 }
 
 template <typename Int>
@@ -196,7 +176,7 @@ int get_ranks(const json& doc) {
 }  // namespace
 
 Pattern pattern_from_json(const std::string& text) {
-  json doc = parse(text);
+  json doc = parse_json(text);
   check_format(doc, kPatternFormat);
   check_keys(doc, "top level", {"format", "ranks", "messages", "meta"});
   Pattern p;
@@ -230,7 +210,7 @@ std::string pattern_to_json(const Pattern& pattern) {
 }
 
 Schedule schedule_from_json(const std::string& text) {
-  json doc = parse(text);
+  json doc = parse_json(text);
   check_format(doc, kScheduleFormat);
   check_keys(doc, "top level", {"format", "ranks", "algorithm", "programs", "meta"});
   Schedule s;

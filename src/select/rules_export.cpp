@@ -43,6 +43,7 @@
 #include <utility>
 
 #include "choreo/error.hpp"
+#include "choreo/json_read.hpp"
 
 namespace choreo {
 namespace {
@@ -364,6 +365,8 @@ void write_ompi_fallback(std::string& out, int from_ranks, int to_ranks) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> mpi_collectives() { return kOmpiCollectives; }
 
 std::string ompi_rules_text(const std::vector<CollectiveDecision>& decisions) {
   const std::vector<Checked> checked = check(decisions, Library::ompi);
@@ -702,7 +705,7 @@ std::string child(const std::string& path, const std::string& key) {
 
 /// JSON text to a tree, with duplicate keys rejected (json-c, which MPICH uses, would keep one
 /// of them silently).
-ordered_json parse_json(std::string_view text) {
+ordered_json parse_without_duplicate_keys(std::string_view text) {
   std::vector<std::pair<std::set<std::string>, std::string>> objects;  // keys, path
   std::string pending_key;
   auto callback = [&](int, ordered_json::parse_event_t event, ordered_json& parsed) {
@@ -723,10 +726,7 @@ ordered_json parse_json(std::string_view text) {
   try {
     return ordered_json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::parse_error& e) {
-    const std::string what = e.what();
-    const auto colon = what.find("] ");
-    throw Error(fmt::format("invalid JSON: {}",
-                            colon == std::string::npos ? what : what.substr(colon + 2)));
+    throw invalid_json(e);
   }
 }
 
@@ -962,7 +962,7 @@ void parse_intra(const Collective& c, const ordered_json& node, const std::strin
 }  // namespace
 
 std::vector<CollectiveDecision> parse_mpich_csel_json(std::string_view text) {
-  const ordered_json root = parse_json(text);
+  const ordered_json root = parse_without_duplicate_keys(text);
   if (!root.is_object())
     throw Error(fmt::format("$: a CSEL file is a JSON object of \"collective=NAME\" keys, not {}",
                             root.type_name()));

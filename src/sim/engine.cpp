@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <unordered_map>
 
 #include "choreo/error.hpp"
 #include "event_queue.hpp"
@@ -19,7 +20,14 @@
 namespace choreo::sim {
 namespace {
 
-enum class EventType : std::uint8_t { Send = 1, Recv = 2, Local = 3, Message = 4, FlowEnd = 5 };
+enum class EventType : std::uint8_t {
+  Send = 1,
+  Recv = 2,
+  Local = 3,
+  Message = 4,
+  FlowEnd = 5,
+  Landed = 6
+};
 
 struct Event {
   std::int64_t time;
@@ -202,6 +210,8 @@ class Engine {
         return arrive(e);
       case EventType::FlowEnd:
         return flow_end(e);
+      case EventType::Landed:
+        return land(e);
     }
   }
 
@@ -260,12 +270,6 @@ class Engine {
   /// The receiver's CPU pays o + max((s-1)O, (s-1)G) and its NIC g + (s-1)G, when both
   /// are free; then the message completes a posted receive or waits for one.
   void arrive(Event& e) {
-    if (fair_) {  // a flow slowed by sharing arrives late by its lag
-      const auto flow = flows_.flow_of(e.op);
-      const auto latency = p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
-      const std::int64_t ready = flows_.arrival(flow, latency, e.time);
-      if (ready > e.time) return retry(e, ready);
-    }
     std::int64_t& cpu = cpu_free(e.host, e.op);
     std::int64_t& nic = recv_gap_free(e.host, e.op);
     // With DMA the NIC takes the bytes even while the CPU computes or sleeps (a paced
@@ -280,7 +284,29 @@ class Engine {
     nic = e.time + p_.g + per_byte(p_.G, bytes);
     // With DMA the CPU is free before the bytes are all in; the receive is done when they are.
     const std::int64_t landed = dma_receive_ ? std::max(cpu, nic) : cpu;
-    if (dma_receive_) last_landed_[e.host] = std::max(last_landed_[e.host], landed);
+    if (fair_) {
+      // The receiver took the bytes as the LogGP receive says; a flow slowed by sharing also
+      // needs its lag: its last byte lands no earlier than `span` (the receive on a free
+      // receiver) after its unshared first-byte time plus its whole lag, known at its end.
+      landing_[e.op] = {landed, landed - e.time};
+      return push(e.time, next_order_++, e.op, e.host, EventType::Landed);
+    }
+    deliver(e, landed);
+  }
+
+  /// Fair sharing: the second half of an arrival, once the flow's lag is final.
+  void land(Event& e) {
+    const auto flow = flows_.flow_of(e.op);
+    if (flows_.active(flow)) return retry(e, std::max(e.time, flows_.projected_end(flow)));
+    const auto latency = p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
+    const auto [landed, span] = landing_.at(e.op);
+    landing_.erase(e.op);
+    deliver(e, std::max(landed, flows_.unshared_due(flow, latency) + flows_.lag(flow) + span));
+  }
+
+  /// The message's bytes are all in at `landed`: it completes a posted receive or waits.
+  void deliver(Event& e, std::int64_t landed) {
+    last_landed_[e.host] = std::max(last_landed_[e.host], landed);  // past the CPU: DMA, lag
     const auto source = static_cast<std::int32_t>(owner_[e.op]);
     Pending receive{};
     if (take_match(receives_[e.host], source, s_.tag(e.op), receive)) {
@@ -345,7 +371,9 @@ class Engine {
   Noise noise_;
   const bool fair_;
   const bool dma_receive_;                 ///< see SimOptions::dma_receive
-  std::vector<std::int64_t> last_landed_;  ///< per host, with DMA: when the last bytes landed
+  std::vector<std::int64_t> last_landed_;  ///< per host: when the last bytes landed
+  /// Fair sharing: per message in flight, its LogGP landing time and receive span.
+  std::unordered_map<OpIndex, std::pair<std::int64_t, std::int64_t>> landing_;
   Flows flows_;
   std::vector<Flows::EndEvent> ends_;
   const std::size_t hosts_, cpus_, nics_;

@@ -79,17 +79,16 @@ std::uint32_t Flows::flow_of(OpIndex send_op) const { return by_send_.at(send_op
 
 std::uint32_t Flows::hops(std::uint32_t flow) const { return flows_[flow].links; }
 
-std::int64_t Flows::arrival(std::uint32_t id, std::int64_t latency, std::int64_t now) {
-  Flow& f = flows_[id];
-  const std::int64_t due = f.started + latency;
-  if (!f.active) return due + f.delay;
-  advance(f, now);
-  const double lag = static_cast<double>(now - f.started) - (f.bytes - f.remaining) * link_G_;
-  // From now on the lag grows by (1 - rate * link_G) per ns: solve t = due + lag(t).
-  const double speed = f.rate * link_G_;  // in (0, 1]
-  const double t = static_cast<double>(now) +
-                   (static_cast<double>(due) + lag - static_cast<double>(now)) / speed;
-  return std::max(now, static_cast<std::int64_t>(std::ceil(t - 1e-6)));
+std::int64_t Flows::unshared_due(std::uint32_t flow, std::int64_t latency) const {
+  return flows_[flow].started + latency;
+}
+
+std::int64_t Flows::lag(std::uint32_t flow) const { return flows_[flow].delay; }
+
+std::int64_t Flows::projected_end(std::uint32_t flow) const {
+  const Flow& f = flows_[flow];  // `remaining` is as of `updated`
+  const auto left = static_cast<std::int64_t>(std::ceil(f.remaining / f.rate - 1e-9));
+  return f.updated + std::max<std::int64_t>(0, left);
 }
 
 }  // namespace choreo::sim

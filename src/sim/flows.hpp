@@ -2,8 +2,9 @@
 // The `fair` sharing rule: messages in the network are flows, and every link divides its
 // bandwidth (1 / link_G bytes per ns) equally among the flows crossing it; a flow moves at
 // the smallest share along its route, and rates change whenever a flow starts or ends. A
-// flow's lag (time taken minus the time its bytes would take alone) delays its arrival; a flow
-// alone has no lag, so contention-free traffic keeps the ideal network's times.
+// flow's lag (time taken minus the time its bytes would take alone) delays the moment its
+// last byte lands; a flow alone has no lag, so contention-free traffic keeps the ideal
+// network's times.
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -37,11 +38,12 @@ class Flows {
   std::uint32_t flow_of(OpIndex send_op) const;
   std::uint32_t hops(std::uint32_t flow) const;  ///< links on the flow's route
 
-  /// When the flow's first byte may count as arrived: `due` (its start + `latency`, the
-  /// arrival without sharing) plus the flow's lag (how far it is behind a flow that never shared),
-  /// extrapolated at its current rate. The engine retries the arrival until it is reached,
-  /// so changes of rate are followed.
-  std::int64_t arrival(std::uint32_t flow, std::int64_t latency, std::int64_t now);
+  /// When the flow's first byte would arrive had it never shared: its start + `latency`.
+  std::int64_t unshared_due(std::uint32_t flow, std::int64_t latency) const;
+  /// Once the flow has ended: its lag, the time it took minus the time its bytes take alone.
+  std::int64_t lag(std::uint32_t flow) const;
+  /// While active: when it ends if its rate stays as it is (the engine checks again then).
+  std::int64_t projected_end(std::uint32_t flow) const;
 
  private:
   struct Flow {

@@ -19,18 +19,9 @@
 
 #include "choreo/error.hpp"
 #include "choreo/rules_export.hpp"
+#include "choreo/text.hpp"
 
 namespace {
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  for (std::size_t start = 0;;) {
-    const std::size_t end = text.find(separator, start);
-    parts.push_back(text.substr(start, end - start));
-    if (end == std::string_view::npos) return parts;
-    start = end + 1;
-  }
-}
 
 template <typename T>
 T number(std::string_view text, std::string_view what) {
@@ -42,13 +33,13 @@ T number(std::string_view text, std::string_view what) {
 }
 
 choreo::CollectiveDecision decision(std::string_view spec) {
-  const auto fields = split(spec, ':');
+  const auto fields = choreo::split(spec, ':');
   if (fields.size() != 3)
     throw choreo::Error(
         fmt::format("--decision '{}' is not COLL:RANKS:FROM=ALG[,FROM=ALG...]", spec));
   choreo::CollectiveDecision d{std::string(fields[0]), number<int>(fields[1], "rank count"), {}};
-  for (std::string_view rule : split(fields[2], ',')) {
-    const auto parts = split(rule, '=');
+  for (std::string_view rule : choreo::split(fields[2], ',')) {
+    const auto parts = choreo::split(rule, '=');
     if (parts.size() != 2)
       throw choreo::Error(fmt::format("rule '{}' in --decision '{}' is not FROM=ALG", rule, spec));
     d.rules.push_back({number<std::int64_t>(parts[0], "size"), std::string(parts[1])});

@@ -220,6 +220,13 @@ TEST(Profile, HockneyFitNeedsTwoSizesAndPositiveTimes) {
       ::testing::ThrowsMessage<Error>(HasSubstr("16 B has median 0")));
 }
 
+// SMPI without simulated computation times every memcpy as 0: the profile must still load.
+TEST(Profile, HockneyFitOfAllZeroTimesIsZero) {
+  const HockneyFit fit = fit_hockney({{8, 1, {0.0, 0.0}}, {1 << 20, 1, {0.0}}});
+  EXPECT_EQ(fit.alpha, 0);
+  EXPECT_EQ(fit.beta, 0);
+}
+
 TEST(Profile, LogGPFitRecoversKnownParameters) {
   const MachineProfile p = synthetic_profile();
   EXPECT_NEAR(p.loggp.o, kO, 0.02 * kO);

@@ -131,10 +131,10 @@ TEST(SimNetwork, DimensionOrderRoutingGoesXThenY) {
 }
 
 // Fair sharing: two 1000-byte flows into node 0 from t0 = o share its ejection link, each
-// at half of 1/link_G. A flow's arrival is its unshared arrival t0 + L plus its lag, and the
-// lag grows half a nanosecond per nanosecond while shared: t = t0 + L + (t - t0) / 2, so both
-// arrive at t0 + 2L (the flows are still running then). With G = g = 0 the receiver then
-// takes o for each. Serialized, the second waits for the first to leave the link instead.
+// at half of 1/link_G, so each takes 2 x 10000 ns and its lag (time taken minus time alone)
+// is 10000 ns. A message lands its unshared first-byte time t0 + L plus its lag plus the
+// receive on a free receiver (o, as G = g = 0). Serialized, the second waits 10000 ns for
+// the first to leave the link: the link moves 2000 B either way, so both end alike.
 TEST(SimNetwork, FairSharingDelaysBothFlowsByTheirLag) {
   Builder b(3);
   b.send(1, 0, 0, 1000).send(2, 0, 0, 1000).recv(0, 1, 1, 1000).recv(0, 2, 2, 1000);
@@ -146,10 +146,35 @@ TEST(SimNetwork, FairSharingDelaysBothFlowsByTheirLag) {
   const double link_G = 10;
   const std::int64_t t0 = p.o;
   SimResult fair = run(b.build(), "switch", p, link_G, 0, "linear", NetworkSpec::Sharing::Fair);
-  EXPECT_EQ(fair.finish[0], t0 + 2 * p.L + 2 * p.o);
+  EXPECT_EQ(fair.finish[0], t0 + p.L + 1000 * 10 + p.o);
   SimResult serial = run(b.build(), "switch", p, link_G);
   EXPECT_EQ(serial.finish[0], t0 + 1000 * 10 + p.L + p.o);
   EXPECT_EQ(messages_per_link(fair)["node 0 ejection"], 2);
+}
+
+// A link shared deep in the network, not at a receiver: on mesh:4, 0 -> 2 and 1 -> 3 share
+// "node 1 +x" only. With link_G = G = 1 ns/B, alone a 10000 B message lands at
+// t0 + L + o + 9999 G = 10299 ns. Sharing fairly, both move at half speed (20000 ns, lag
+// 10000 ns) and both land 10000 ns later; serialized, one lands at 10299 and the other waits
+// the first one's 10000 ns. (The old rule delayed only the first byte, by about L: 10399.)
+TEST(SimNetwork, FairSharingSlowsFlowsThatShareAnInnerLink) {
+  Builder b(4);
+  b.send(0, 0, 2, 10000).send(1, 0, 3, 10000).recv(2, 0, 0, 10000).recv(3, 0, 1, 10000);
+  LogGOPS p;
+  p.L = 100;
+  p.o = 100;
+  p.g = 0;
+  p.G = 1;
+  const std::int64_t alone = p.o + p.L + p.o + 9999;  // (s - 1) G with G = 1
+  SimResult fair = run(b.build(), "mesh:4", p, 1, 0, "linear", NetworkSpec::Sharing::Fair);
+  EXPECT_EQ(fair.finish[2], alone + 10000);
+  EXPECT_EQ(fair.finish[3], alone + 10000);
+  SimResult serial = run(b.build(), "mesh:4", p, 1);
+  EXPECT_EQ(std::min(serial.finish[2], serial.finish[3]), alone);
+  EXPECT_EQ(std::max(serial.finish[2], serial.finish[3]), alone + 10000);
+  SimResult lone = run(Builder(4).send(0, 0, 2, 10000).recv(2, 0, 0, 10000).build(), "mesh:4", p, 1,
+                       0, "linear", NetworkSpec::Sharing::Fair);
+  EXPECT_EQ(lone.finish[2], alone);
 }
 
 TEST(SimNetwork, RanksOfOneNodeUseNoLinks) {

@@ -13,6 +13,7 @@
 #include "choreo/rules_export.hpp"
 #include "choreo/select.hpp"
 #include "cli/common.hpp"
+#include "cli/network_options.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -162,8 +163,7 @@ void add_select_command(CLI::App& app, const Global& global) {
   cmd->add_option("--topology", a->topology,
                   "ideal, switch[:NODES], torus:AxBxC or mesh:AxB... (default ideal: no "
                   "collisions)");
-  cmd->add_option("--placement", a->placement,
-                  "Ranks on nodes: linear, round-robin, random:SEED, file:PATH (default linear)");
+  add_placement_option(*cmd, a->placement);
   cmd->add_option("--ranks", a->ranks, "Ranks (default: one per torus/mesh node)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--sizes", a->sizes, "MIN:MAX bytes, e.g. 8:64M (default 8:64M)");
@@ -181,8 +181,7 @@ void add_select_command(CLI::App& app, const Global& global) {
       throw Error("--export needs -o FILE for the rules");
     select::Request r;
     r.collective = a->collective;
-    r.network = sim::parse_network(a->topology);
-    r.network.placement = a->placement;
+    r.network = placed_network(a->topology, a->placement);
     r.ranks = ranks_of(*a, r.network);
     r.tables = tables_of(*a);
     r.collisions = !a->no_collisions;

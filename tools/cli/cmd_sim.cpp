@@ -12,6 +12,7 @@
 #include "choreo/sim/trace.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
+#include "cli/network_options.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -104,8 +105,7 @@ void run(const Args& a, const Global& global) {
     throw Error("give either a schedule FILE or --generate SPEC (see --help)");
   sim::SimOptions options;
   options.params = a.params;
-  options.network = sim::parse_network(a.network);
-  options.network.placement = a.placement;
+  options.network = placed_network(a.network, a.placement);
   options.network.sharing = sim::parse_sharing(a.sharing);
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
@@ -185,8 +185,7 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--sharing", a->sharing,
                   "How messages share a link: serialize (one at a time, FIFO; default) or fair "
                   "(equal bandwidth shares)");
-  cmd->add_option("--placement", a->placement,
-                  "Ranks on nodes: linear, round-robin, random:SEED or file:PATH (default linear)");
+  add_placement_option(*cmd, a->placement);
   cmd->add_option("--link-G", a->link_G,
                   "ns per byte a message holds each link of its route (default: G)");
   cmd->add_option("--hop-latency", a->hop_latency, "ns added per link crossed (default 0)")

@@ -1,0 +1,13 @@
+#pragma once
+// Splitting the colon- and comma-separated specs that tools take on the command line
+// ("allgather:ring:ranks=24:bytes=1048576").
+#include <string_view>
+#include <vector>
+
+namespace choreo {
+
+/// The fields of `text` between separators, empty ones kept: "a::b" -> {"a", "", "b"}, and
+/// "" -> {""}. The views point into `text`.
+std::vector<std::string_view> split(std::string_view text, char separator);
+
+}  // namespace choreo
