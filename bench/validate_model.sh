@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Paper 001's validation (its Figs. 4-7): the step model with and without collisions against
-# measured times of allgather ring and Bruck (and recursive doubling), in three settings:
-#   smpi  SimGrid SMPI on generated torus platforms (FX10-like: 5 GB/s, 1 us per link); the
-#         model is calibrated by `choreo-mpi calibrate` under SMPI on the same platform
-#   sim   choreo sim on the same tori (LogGOPS, links held per message); the model's table
-#         is the sim's own ping-pong: t(M) = L + 2o + (M-1)G
-#   real  this machine: MPICH on 2 ranks, Open MPI on 4 (oversubscribed), calibrated here
+# measured times of allgather ring and Bruck (and recursive doubling), in four settings:
+#   smpi      SimGrid SMPI on generated torus platforms (FX10-like: 5 GB/s, 1 us per link);
+#             the model is calibrated by `choreo-mpi calibrate` under SMPI on the same platform
+#   sim       choreo sim on the same tori (LogGOPS, links held per message); the model's
+#             table is the sim's own ping-pong: t(M) = L + 2o + (M-1)G
+#   sim-fair  the same with links shared fairly among the messages crossing them
+#   real      this machine: MPICH on 2 ranks, Open MPI on 4 (oversubscribed), calibrated here
 # Every MPI run verifies every byte. Writes DIR/results.csv (setting, topology, algorithm,
 # bytes, measured, predicted with and without collisions), DIR/tables.md, and
 # DIR/ratio-*.png (predicted/measured against size) and DIR/times-*.png (both against size,
@@ -18,8 +19,10 @@ usage: bench/validate_model.sh [-o DIR] [--settings "smpi sim real"] [--topologi
                                [--sizes MIN:MAX] [--algorithms "ring bruck"] [--quick]
 
   -o DIR          output directory (default out/validate)
-  --settings S    any of smpi, sim, real (default all three)
-  --topologies T  tori for smpi and sim (default "1x6x4 2x3x4 8x8x8")
+  --settings S    any of smpi, sim, sim-fair, real (default all four)
+  --topologies T  tori for smpi and sim, each AxBxC or AxBxC=MIN:MAX for its own sizes
+                  (default "1x6x4 2x3x4 4x4x4=8:256K 8x8x8=8:4K": SMPI moves real bytes, and
+                  an allgather needs 2 P^2 M of memory)
   --sizes R       bytes per rank, MIN:MAX in powers of 2 (default 8:4M)
   --algorithms A  allgather algorithms (default "ring bruck recdbl")
   --quick         2x3x4 only, sizes 1K:256K (a smoke run)
@@ -31,8 +34,8 @@ EOF
 
 cd "$(dirname "$0")/.."
 out=out/validate
-settings="smpi sim real"
-topologies="1x6x4 2x3x4 8x8x8"
+settings="smpi sim sim-fair real"
+topologies="1x6x4 2x3x4 4x4x4=8:256K 8x8x8=8:4K"
 sizes=8:4M
 algorithms="ring bruck recdbl"
 while [ $# -gt 0 ]; do
@@ -42,12 +45,13 @@ while [ $# -gt 0 ]; do
     --topologies) topologies=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --algorithms) algorithms=$2; shift 2 ;;
-    --quick) topologies=2x3x4 sizes=1K:256K; shift ;;
+    --quick) topologies=2x3x4=1K:256K; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "validate_model.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 
+default_sizes=$sizes
 choreo=build/default/tools/choreo
 mpich_mpi=build/default/tools/choreo-mpi
 smpi_mpi=build/default/smpi/tools/choreo-mpi
@@ -111,14 +115,23 @@ run_schedules() {
   done
 }
 
+# SMPI's default latency factor multiplies every link's latency by 2 to 11.6 depending on the
+# message size, so a hop beyond the calibrated pair's would cost 2-11.6 us: factors of 1 give
+# FX10-like links of a fixed 1 us per hop, the paper's setting. SimGrid's TCP ACK
+# cross-traffic is off as well: with it, a ring of 4 on 2x3x4 whose messages share no link
+# direction takes 1.5x longer (docs/BENCHMARKS.md); Tofu has no TCP.
 smpi_cfg=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:0 --cfg=smpi/coll-selector:mpich
+  --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 --cfg=network/crosstraffic:0
   --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning --log=smpi_coll.thres:warning)
 
 for setting in $settings; do
   case $setting in
     smpi)
-      for topo in $topologies; do
-        say "SMPI torus $topo (5 GB/s, 1 us per link, SMPI's default size factors)"
+      smpicc -O1 bench/barrier_skew.c -o "$out/barrier_skew" 2> "$out/log/barrier_skew.log"
+      for entry in $topologies; do
+        topo=${entry%%=*} sizes=$default_sizes
+        [ "$entry" != "$topo" ] && sizes=${entry#*=}
+        say "SMPI torus $topo, $sizes B (5 GB/s, 1 us per link, factors 1, no ACK traffic)"
         platform=$out/torus-$topo.xml
         $choreo platform torus --dims "$topo" --bw 5GBps --lat 1us -o "$platform" > /dev/null
         ranks=$(($(echo "$topo" | tr x '*')))
@@ -126,28 +139,42 @@ for setting in $settings; do
         # The ping-pong pair is ranks 0 and 1: neighbours on the first dimension longer than 1.
         "${launcher[@]}" -np 2 "$smpi_mpi" calibrate -o "$out/profile-smpi-$topo.json" \
           > /dev/null 2> "$out/log/calibrate-smpi-$topo.log"
-        predictions "smpi-$topo" "torus:$topo" "$ranks" --profile "$out/profile-smpi-$topo.json"
+        # How far apart the barrier that starts each timed call releases the ranks: the
+        # measured times include it, the model does not (the paper's small-size "imbalance").
+        "${launcher[@]}" -np "$ranks" "$out/barrier_skew" > "$out/skew-smpi-$topo.txt" 2> /dev/null
+        say "$(cat "$out/skew-smpi-$topo.txt")"
+        # Each link adds 1 us beyond the calibrated neighbours' route (the paper's hop latency).
+        predictions "smpi-$topo" "torus:$topo" "$ranks" --profile "$out/profile-smpi-$topo.json" \
+          --hop-latency 1us
         reps=3
         run_schedules smpi "$topo" "smpi-$topo" "$ranks" "${launcher[@]}" -np "$ranks" "$smpi_mpi"
       done
       ;;
-    sim)
+    sim|sim-fair)
       # LogGOPS for an FX10-like link: L = 1 us, o = 1 us, g = 1 us, G = 0.2 ns/B (5 GB/s).
-      model=(--L 1000 --o 1000 --g 1000 --G 0.2 --S 0)
-      for topo in $topologies; do
-        say "choreo sim, torus $topo, links held per message (serialize)"
+      # sim holds every link of a route for the whole message (a circuit); sim-fair shares
+      # links among the messages crossing them, like SimGrid's flow model.
+      sharing=serialize
+      [ "$setting" = sim-fair ] && sharing=fair
+      model=(--L 1000 --o 1000 --g 1000 --G 0.2 --S 0 --sharing "$sharing")
+      for entry in $topologies; do
+        # The sim moves no bytes: every torus gets the full size range.
+        topo=${entry%%=*} sizes=$default_sizes
+        say "choreo sim, torus $topo, $sizes B, links $sharing"
         ranks=$(($(echo "$topo" | tr x '*')))
         # The sim's ping-pong one way: L + 2o + (M-1)G, i.e. Hockney alpha = L + 2o, 5 GB/s.
-        predictions "sim-$topo" "torus:$topo" "$ranks" --alpha 3us --bandwidth 5GBps
+        # choreo sim's copies take no time, so neither do the model's memcpys.
+        predictions "$setting-$topo" "torus:$topo" "$ranks" --alpha 3us --bandwidth 5GBps \
+          --memcpy-bandwidth 1000TBps
         for algo in $algorithms; do
           for bytes in $(size_list); do
-            result=$out/runs/sim-$topo-$algo-$bytes.json median=NA
+            result=$out/runs/$setting-$topo-$algo-$bytes.json median=NA
             if $choreo sim --generate "allgather:$algo:ranks=$ranks:bytes=$bytes" \
               --network "torus:$topo" "${model[@]}" -o "$result" > /dev/null \
-              2> "$out/log/sim-$topo-$algo-$bytes.log"; then
+              2> "$out/log/$setting-$topo-$algo-$bytes.log"; then
               median=$(jq -r .seconds.median "$result")
             fi
-            record sim "$topo" "sim-$topo" "$algo" "$bytes" "$median"
+            record "$setting" "$topo" "$setting-$topo" "$algo" "$bytes" "$median"
           done
         done
       done
@@ -155,7 +182,7 @@ for setting in $settings; do
     real)
       for lib in mpich openmpi; do
         if [ $lib = mpich ]; then
-          tool=$mpich_mpi ranks=2 launcher=(mpiexec -n 2)
+          tool=$mpich_mpi ranks=2 launcher=(mpiexec.mpich -n 2)
         else
           [ -x "$ompi_mpi" ] || { say "skipping Open MPI: run scripts/build openmpi"; continue; }
           tool=$ompi_mpi ranks=4 launcher=(mpiexec.openmpi --allow-run-as-root --oversubscribe -n 4)
@@ -163,12 +190,13 @@ for setting in $settings; do
         say "real $lib, $ranks ranks on this machine"
         "${launcher[@]}" "$tool" calibrate -o "$out/profile-$lib.json" \
           > /dev/null 2> "$out/log/calibrate-$lib.log"
+        sizes=$default_sizes
         predictions "real-$lib" ideal "$ranks" --profile "$out/profile-$lib.json"
         reps=21
         run_schedules real "$lib-$ranks" "real-$lib" "$ranks" "${launcher[@]}" "$tool"
       done
       ;;
-    *) echo "unknown setting '$setting' (smpi sim real)" >&2; exit 2 ;;
+    *) echo "unknown setting '$setting' (smpi sim sim-fair real)" >&2; exit 2 ;;
   esac
 done
 

@@ -11,6 +11,25 @@ out=$2
 cases=$(awk -F, 'NR > 1 && !seen[$1 FS $2]++ { print $1 "," $2 }' "$csv")
 
 {
+  # The headline: predicted/measured over the sizes the targets speak of (>= 64 KiB).
+  echo "**Summary**: predicted/measured at >= 64 KiB per rank, min-max, with collisions (without)"
+  echo
+  echo "| setting | topology | algorithm | sizes | with collisions | without |"
+  echo "|---|---|---|---:|---:|---:|"
+  awk -F, 'NR > 1 && $4 >= 65536 && $5 != "NA" && $6 != "NA" && $5 > 0 {
+      k = $1 "|" $2 "|" $3
+      if (!(k in n)) { order[++keys] = k; lo[k] = hi[k] = $6 / $5; nlo[k] = nhi[k] = $7 / $5 }
+      r = $6 / $5; q = $7 / $5; ++n[k]
+      if (r < lo[k]) lo[k] = r; if (r > hi[k]) hi[k] = r
+      if (q < nlo[k]) nlo[k] = q; if (q > nhi[k]) nhi[k] = q
+    }
+    END {
+      for (i = 1; i <= keys; ++i) {
+        k = order[i]; split(k, f, "|")
+        printf "| %s | %s | %s | %d | %.2f-%.2f | %.2f-%.2f |\n", f[1], f[2], f[3], n[k], lo[k], hi[k], nlo[k], nhi[k]
+      }
+    }' "$csv"
+  echo
   for c in $cases; do
     setting=${c%,*} topo=${c#*,}
     awk -F, -v setting="$setting" -v topo="$topo" '
@@ -62,18 +81,23 @@ for c in $cases; do
   setting=${c%,*} topo=${c#*,} base=$out/$setting-$topo
   awk -F, -v setting="$setting" -v topo="$topo" '$1 == setting && $2 == topo' "$csv" > "$base.dat"
   algos=$(cut -d, -f3 "$base.dat" | awk '!seen[$0]++')
-  ratio_plot="" times_plot=""
+  ratio_plot="" times_plot="" color=0
   for a in $algos; do
-    sel="< awk -F, '\$3 == \"$a\" && \$5 != \"NA\" && \$6 != \"NA\"' $base.dat"
-    ratio_plot="$ratio_plot \"$sel\" using 4:(\$6/\$5) with linespoints title '$a, collisions',"
-    ratio_plot="$ratio_plot \"$sel\" using 4:(\$7/\$5) with linespoints dt 2 title '$a, no collisions',"
-    times_plot="$times_plot \"$sel\" using 4:(\$5*1e6) with linespoints title '$a measured',"
-    times_plot="$times_plot \"$sel\" using 4:(\$6*1e6) with linespoints dt 2 title '$a predicted',"
+    color=$((color + 1))
+    # One data file per algorithm, without failed runs: gnuplot needs no quoting games then.
+    dat=$base-$a.dat
+    awk -F, -v a="$a" '$3 == a && $5 != "NA" && $6 != "NA"' "$base.dat" > "$dat"
+    ratio_plot="$ratio_plot '$dat' using 4:(\$6/\$5) with linespoints lc $color title '$a, collisions',"
+    ratio_plot="$ratio_plot '$dat' using 4:(\$7/\$5) with linespoints lc $color dt 2 title '$a, no collisions',"
+    times_plot="$times_plot '$dat' using 4:(\$5*1e6) with linespoints lc $color title '$a measured',"
+    times_plot="$times_plot '$dat' using 4:(\$6*1e6) with linespoints lc $color dt 2 title '$a predicted',"
   done
   gnuplot <<EOF
 set terminal pngcairo noenhanced size 800,480 font ',10'
 set datafile separator ','
 set logscale x 2
+set xtics 16
+set format x '%.0b%BB'  # 16B, 4kiB, 1MiB: powers of 1024
 set grid
 set key outside right
 set xlabel 'bytes per rank'
