@@ -2,6 +2,7 @@
 //   mpiexec -n 4 choreo-mpi run s.json [--reps 10] [--warmup 2] [--json] [-o result.json]
 //   mpiexec -n 4 choreo-mpi collective p.json --call alltoallv [--reps 10] [--json]
 //   mpiexec -n 2 choreo-mpi calibrate -o machine.json [--quick] [--json]
+//   mpiexec -n 4 choreo-mpi redist run --shape 2000x2000 --from F --to T [--method both]
 // Every rank parses the same command line and reads the same schedule; only rank 0 prints.
 #include <fmt/core.h>
 #include <mpi.h>
@@ -15,6 +16,7 @@
 #include "choreo/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/mpi/executor.hpp"
+#include "redist_run.hpp"
 
 namespace {
 
@@ -162,6 +164,9 @@ int main(int argc, char** argv) {
                     "Up to 1 MiB, 6-20 samples per size, at most 15 s: for tests");
   measure->add_flag("--json", machine.json, "Print the summary as JSON");
 
+  choreo::tools::RedistRunArgs redist_args;
+  auto* redist = choreo::tools::add_redist_command(app, redist_args);
+
   int code = 0;
   try {
     app.parse(argc, argv);
@@ -169,6 +174,8 @@ int main(int argc, char** argv) {
       choreo::tools::calibrate_delay(calibrate, rank);
     else if (*measure)
       choreo::tools::calibrate(machine, rank);
+    else if (*redist)
+      choreo::tools::redist_run(redist_args, rank);
     else
       code = run_command(args, rank, coll->parsed());
   } catch (const CLI::ParseError& e) {

@@ -144,6 +144,11 @@ std::int64_t BlockCyclicDim::local_index(std::int64_t global) const {
   return global / (block * procs) * block + global % block;
 }
 
+std::int64_t BlockCyclicDim::global_index(int proc, std::int64_t local) const {
+  const int distance = ((proc - first_proc) % procs + procs) % procs;
+  return (local / block * procs + distance) * block + local % block;
+}
+
 std::int64_t BlockCyclicDim::local_extent(int proc) const {
   // ScaLAPACK's NUMROC: whole cycles, plus a whole block for processors before the one that
   // gets the last (possibly partial) block, plus that partial block.

@@ -80,6 +80,9 @@ struct BlockCyclicDim {
 
   int owner(std::int64_t global) const;
   std::int64_t local_index(std::int64_t global) const;
+  /// The global index at local index `local` of processor `proc` (the inverse of owner and
+  /// local_index).
+  std::int64_t global_index(int proc, std::int64_t local) const;
   /// How many indices processor `proc` holds (ScaLAPACK's NUMROC).
   std::int64_t local_extent(int proc) const;
 };

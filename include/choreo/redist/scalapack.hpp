@@ -4,6 +4,8 @@
 // baseline for choreo's and both can describe the same matrices.
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "choreo/redist/distribution.hpp"
@@ -43,6 +45,13 @@ struct BlacsGrid {
 /// LLD, so it must cover the process row with the most rows. Throws choreo::Error naming
 /// the bad field and its valid range.
 ArrayDistribution from_scalapack(const ScalapackDesc& desc, const BlacsGrid& grid);
+
+/// The text form of a descriptor on a BLACS grid, for the command line:
+/// `desc:M,N,MB,NB,RSRC,CSRC,LLD@PxQ[:row|:col][:first=R|:ranks=R,...]` (BLACS "Row" order
+/// unless `:col`). Checked by from_scalapack, and against `comm_size` when given. Throws
+/// choreo::Error naming the bad field.
+ArrayDistribution parse_scalapack(std::string_view text,
+                                  std::optional<int> comm_size = std::nullopt);
 
 /// ScaLAPACK's NUMROC: how many of n rows (or columns) in blocks of nb process iproc of nprocs
 /// holds when process isrcproc holds the first block.

@@ -1,0 +1,174 @@
+// choreo redist plan --shape 2000x2000 --from 'cyclic,cyclic@2x2' --to 'cyclic(50),cyclic(50)@2x2':
+// the comm sets of every dimension (compact triplets), the messages per rank pair and the
+// time the plan took (paper 002). The data movement runs under MPI: choreo-mpi redist run.
+#include <fmt/core.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
+#include <memory>
+
+#include "choreo/error.hpp"
+#include "choreo/redist/plan.hpp"
+#include "choreo/redist/scalapack.hpp"
+#include "cli/common.hpp"
+
+namespace choreo::cli {
+namespace {
+
+struct Args {
+  std::string shape, from, to;
+  std::int64_t ranks = 0;  ///< the communicator to check the grids against (0: any)
+  std::int64_t element_bytes = 8;
+  int show = 8;  ///< triplets printed per processor pair in the table
+  bool no_gcd = false, no_period = false;
+};
+
+std::string triplets_text(const std::vector<redist::Triplet>& list, int show) {
+  std::vector<std::string> parts;
+  for (const redist::Triplet& t : list) {
+    if (static_cast<int>(parts.size()) == show) {
+      parts.push_back(fmt::format("... ({} more)", list.size() - static_cast<std::size_t>(show)));
+      break;
+    }
+    parts.push_back(redist::to_string(t));
+  }
+  return fmt::format("{}", fmt::join(parts, " "));
+}
+
+nlohmann::json dims_json(const redist::Plan& plan) {
+  nlohmann::json dims = nlohmann::json::array();
+  for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+    const redist::DimCommSets& c = plan.dims[d];
+    nlohmann::json sets = nlohmann::json::array();
+    for (int from = 0; from < c.source_procs; ++from)
+      for (int to = 0; to < c.target_procs; ++to) {
+        nlohmann::json triplets = nlohmann::json::array();
+        for (const redist::Triplet& t : c.between(from, to))
+          triplets.push_back({t.lower, t.upper, t.stride});
+        if (!triplets.empty()) sets.push_back({{"from", from}, {"to", to}, {"triplets", triplets}});
+      }
+    dims.push_back({{"dim", d},
+                    {"source_procs", c.source_procs},
+                    {"target_procs", c.target_procs},
+                    {"gcd_unit", c.gcd_unit},
+                    {"period", c.period},
+                    {"intersections", c.intersections},
+                    {"sets", sets}});
+  }
+  return dims;
+}
+
+nlohmann::json to_json(const redist::Plan& plan, const Args& a, double seconds) {
+  nlohmann::json transfers = nlohmann::json::array();
+  for (const redist::Transfer& t : plan.transfers)
+    transfers.push_back({{"source_rank", t.source_rank},
+                         {"target_rank", t.target_rank},
+                         {"local_copy", t.local_copy()},
+                         {"elements", t.elements},
+                         {"bytes", t.elements * a.element_bytes},
+                         {"sections", t.section_count()}});
+  const redist::PlanTotals s = plan.totals();
+  return {{"format", "choreo.redist-plan/1"},
+          {"shape", plan.from.shape},
+          {"from", redist::to_string(plan.from)},
+          {"to", redist::to_string(plan.to)},
+          {"gcd_reduction", !a.no_gcd},
+          {"period_reduction", !a.no_period},
+          {"element_bytes", a.element_bytes},
+          {"dims", dims_json(plan)},
+          {"transfers", transfers},
+          {"totals",
+           {{"messages", s.messages},
+            {"message_elements", s.message_elements},
+            {"message_bytes", s.message_elements * a.element_bytes},
+            {"local_copies", s.local_copies},
+            {"copy_elements", s.copy_elements},
+            {"sections", s.sections}}},
+          {"plan_seconds", seconds}};
+}
+
+void print_table(const redist::Plan& plan, const Args& a, double seconds) {
+  fmt::print("redistribution  {} {} -> {}\n", fmt::join(plan.from.shape, "x"),
+             redist::to_string(plan.from), redist::to_string(plan.to));
+  fmt::print("reductions      gcd {}, period {}\n", a.no_gcd ? "off" : "on",
+             a.no_period ? "off" : "on");
+  for (std::size_t d = 0; d < plan.dims.size(); ++d) {
+    const redist::DimCommSets& c = plan.dims[d];
+    fmt::print("\ndimension {}: {} -> {} processors, gcd unit {}, period {}, {} intersections\n", d,
+               c.source_procs, c.target_procs, c.gcd_unit,
+               c.period > 0 ? std::to_string(c.period) : std::string("-"), c.intersections);
+    for (int from = 0; from < c.source_procs; ++from)
+      for (int to = 0; to < c.target_procs; ++to)
+        if (!c.between(from, to).empty())
+          fmt::print("  {} -> {}  {}\n", from, to, triplets_text(c.between(from, to), a.show));
+  }
+  fmt::print("\n{:>6} {:>6} {:>12} {:>12} {:>9}\n", "from", "to", "elements", "bytes", "sections");
+  for (const redist::Transfer& t : plan.transfers)
+    fmt::print("{:>6} {:>6} {:>12} {:>12} {:>9}{}\n", t.source_rank, t.target_rank, t.elements,
+               t.elements * a.element_bytes, t.section_count(),
+               t.local_copy() ? "  (local copy)" : "");
+  const redist::PlanTotals s = plan.totals();
+  fmt::print("\nmessages        {} ({}, {} elements)\n", s.messages,
+             human_bytes(static_cast<double>(s.message_elements * a.element_bytes)),
+             s.message_elements);
+  fmt::print("local copies    {} ({}, {} elements)\n", s.local_copies,
+             human_bytes(static_cast<double>(s.copy_elements * a.element_bytes)), s.copy_elements);
+  fmt::print("sections        {}\n", s.sections);
+  fmt::print("plan time       {} (comm sets and sections, all ranks)\n", human_seconds(seconds));
+}
+
+void run(const Args& a, const Global& global) {
+  if (a.element_bytes < 1)
+    throw Error(fmt::format("--element-bytes must be at least 1, not {}", a.element_bytes));
+  const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
+  std::optional<int> ranks;
+  if (a.ranks > 0) ranks = static_cast<int>(a.ranks);
+  const auto parse = [&](const std::string& text) {
+    return text.starts_with("desc:") ? redist::parse_scalapack(text, ranks)
+                                     : redist::parse_distribution(text, shape, ranks);
+  };
+  const redist::ArrayDistribution from = parse(a.from), to = parse(a.to);
+  redist::CommSetOptions options;
+  options.reduce_by_gcd = !a.no_gcd;
+  options.reduce_to_period = !a.no_period;
+  const auto start = std::chrono::steady_clock::now();
+  const redist::Plan plan = redist::make_plan(from, to, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (global.json) return print_json(to_json(plan, a, seconds));
+  print_table(plan, a, seconds);
+}
+
+}  // namespace
+
+void add_redist_command(CLI::App& app, const Global& global) {
+  auto* redist = app.add_subcommand(
+      "redist", "Block-cyclic array redistribution (paper 002); run it with choreo-mpi redist run");
+  redist->require_subcommand(1);
+  auto args = std::make_shared<Args>();
+  auto* plan = redist->add_subcommand(
+      "plan",
+      "Comm sets per dimension (compact triplets), messages and volumes per rank pair, and the "
+      "time the plan took");
+  plan->add_option("--shape", args->shape, "Global extents, e.g. 2000x2000")->required();
+  plan->add_option(
+          "--from", args->from,
+          "Source distribution: DIST[,DIST...]@GRID[:row|:col|:first=R|:ranks=..|:src=..], "
+          "DIST = block | cyclic | cyclic(n) | *; e.g. 'cyclic,cyclic@2x2'; or a ScaLAPACK "
+          "descriptor desc:M,N,MB,NB,RSRC,CSRC,LLD@PxQ[:col]")
+      ->required();
+  plan->add_option("--to", args->to, "Target distribution, e.g. 'cyclic(50),cyclic(50)@2x2'")
+      ->required();
+  plan->add_option("--ranks", args->ranks,
+                   "Check that both grids fit a communicator of this many ranks")
+      ->check(CLI::PositiveNumber);
+  plan->add_option("--element-bytes", args->element_bytes, "Bytes per element (default 8)");
+  plan->add_option("--show", args->show, "Triplets printed per processor pair (default 8)")
+      ->check(CLI::NonNegativeNumber);
+  plan->add_flag("--no-gcd-reduction", args->no_gcd, "Skip reduction (1), by gcd of block sizes");
+  plan->add_flag("--no-period-reduction", args->no_period,
+                 "Skip reduction (2), to one period lcm(m1 p1, m2 p2)");
+  plan->callback([args, &global] { run(*args, global); });
+}
+
+}  // namespace choreo::cli
