@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "choreo/error.hpp"
+#include "cli/cmd_jitter.hpp"
 #include "cli/common.hpp"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   choreo::cli::add_select_command(app, global);
   choreo::cli::add_sim_command(app, global);
   choreo::cli::add_redist_command(app, global);
+  choreo::cli::add_jitter_command(app, global);
 
   try {
     app.parse(argc, argv);

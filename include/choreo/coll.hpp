@@ -176,6 +176,9 @@ sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 ///   allreduce:rabenseifner         ranks, bytes [, reduce_ns = 0]
 ///   bcast:binomial                 ranks, bytes [, root = 0]
 ///   bcast:scatter_allgather        ranks, bytes [, root = 0]
+///   bcast:kary_pipeline            ranks, bytes [, root = 0, arity = 2, segment = 0]
+///   bcast:multitree                ranks, bytes [, root = 0, parts = 3, arity = 3, segment = 0]
+///                                  (coll_pipeline.hpp; segment = 0: Hockney's rule)
 ///   allgather:ring                 ranks, bytes   (bytes = bytes per rank)
 ///   allgather:recdbl               ranks, bytes   (bytes = bytes per rank)
 ///   allgather:bruck                ranks, bytes   (bytes = bytes per rank)

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "choreo/coll.hpp"
+#include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
 #include "choreo/text.hpp"
 
@@ -76,6 +77,23 @@ const std::vector<Generator>& generators() {
        {"root"},
        [](const Values& v) {
          return bcast_scatter_allgather(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
+      {"bcast",
+       "kary_pipeline",
+       {"ranks", "bytes"},
+       {"root", "arity", "segment"},
+       [](const Values& v) {
+         return bcast_kary_pipeline(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
+                                    as_int(v, "arity", 2), value_or(v, "segment", 0));
+       }},
+      {"bcast",
+       "multitree",
+       {"ranks", "bytes"},
+       {"root", "parts", "arity", "segment"},
+       [](const Values& v) {
+         return bcast_multitree(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
+                                as_int(v, "parts", 3), as_int(v, "arity", 3),
+                                value_or(v, "segment", 0));
        }},
       {"allgather",
        "ring",

@@ -427,8 +427,9 @@ TEST(CollRegistry, ListsGenerators) {
   EXPECT_THAT(
       coll::generator_names(),
       ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner", "bcast:binomial",
-                  "bcast:scatter_allgather", "allgather:ring", "allgather:recdbl",
-                  "allgather:bruck", "allgather:neighbor", "alltoall:pairwise", "alltoall:bruck"));
+                  "bcast:scatter_allgather", "bcast:kary_pipeline", "bcast:multitree",
+                  "allgather:ring", "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
+                  "alltoall:pairwise", "alltoall:bruck"));
 }
 
 TEST(CollRegistry, BuildsWhatTheSpecSays) {

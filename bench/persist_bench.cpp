@@ -1,0 +1,246 @@
+// Persistent broadcast benchmark (paper 003's Figs. 11-15, and the overlap study it left for
+// future work): for each size, every choreo algorithm x engine and, in the same run, the MPI
+// library's MPI_Bcast_init (MPI >= 4 only), MPI_Ibcast and MPI_Bcast. Per implementation:
+// init cost, start cost, total time (start..wait, slowest rank), bandwidth; then overlap:
+// compute for the collective's own duration between start and wait, and report the share of
+// communication hidden = (t_comm + t_compute - t_total) / t_comm.
+// Run under mpiexec; rank 0 prints a table and writes CSV (bench/persist_bench.sh plots it).
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "choreo/error.hpp"
+#include "choreo/persist/collectives.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double now_us() {
+  return std::chrono::duration<double, std::micro>(Clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double max_over_ranks(double local) {
+  double out = 0;
+  MPI_Allreduce(&local, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return out;
+}
+
+/// Work that keeps the CPU busy and makes no MPI call (what an application computes).
+void compute_for(double microseconds) {
+  const double end = now_us() + microseconds;
+  while (now_us() < end) {
+  }
+}
+
+/// One implementation under test, behind the same three calls.
+struct Subject {
+  std::string name;
+  std::function<void()> init;   // may be empty (blocking MPI_Bcast)
+  std::function<void()> start;  // the non-blocking part (or the whole blocking call)
+  std::function<void()> wait;
+  std::function<void()> release;
+};
+
+struct Figures {
+  double init_us = 0, start_us = 0, total_us = 0;
+};
+
+int repetitions_for(std::int64_t bytes) {
+  if (bytes <= 64 * 1024) return 200;
+  if (bytes <= 1024 * 1024) return 40;
+  if (bytes <= 16 * 1024 * 1024) return 8;
+  return 4;
+}
+
+Figures measure(Subject& s, std::int64_t bytes) {
+  Figures f;
+  std::vector<double> inits;
+  for (int k = 0; k < 3 && s.init; ++k) {
+    if (k > 0) s.release();
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_us();
+    s.init();
+    inits.push_back(now_us() - t0);
+  }
+  f.init_us = max_over_ranks(median(inits));
+  for (int k = 0; k < 2; ++k) {  // warm-up
+    s.start();
+    s.wait();
+  }
+  const int reps = repetitions_for(bytes);
+  std::vector<double> starts, totals;
+  for (int k = 0; k < reps; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_us();
+    s.start();
+    const double t1 = now_us();
+    s.wait();
+    const double t2 = now_us();
+    starts.push_back(t1 - t0);
+    totals.push_back(max_over_ranks(t2 - t0));
+  }
+  f.start_us = max_over_ranks(median(starts));
+  f.total_us = median(totals);
+  return f;
+}
+
+/// start; compute for compute_us; wait. Returns the slowest rank's median start..wait time.
+double overlapped(Subject& s, std::int64_t bytes, double compute_us) {
+  const int reps = std::max(4, repetitions_for(bytes) / 4);
+  std::vector<double> totals;
+  for (int k = 0; k < reps; ++k) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = now_us();
+    s.start();
+    compute_for(compute_us);
+    s.wait();
+    totals.push_back(max_over_ranks(now_us() - t0));
+  }
+  return median(totals);
+}
+
+struct Settings {
+  std::int64_t min_bytes = 1024, max_bytes = 4 << 20;
+  std::vector<std::string> algorithms = {"binomial", "kary_pipeline", "multitree"};
+  std::vector<std::string> engines = {"commands", "thread", "inline"};
+  std::string csv = "persist_bench.csv";
+  bool overlap = true;
+};
+
+std::vector<Subject> subjects(std::vector<std::byte>& buf, int count, const Settings& settings,
+                              std::unique_ptr<choreo::persist::Request>& request,
+                              MPI_Request& mpi_request) {
+  std::vector<Subject> out;
+  for (const auto& algorithm : settings.algorithms)
+    for (const auto& engine : settings.engines) {
+      choreo::persist::Options options;
+      options.algorithm = algorithm;
+      options.engine = choreo::persist::engine_from_string(engine);
+      out.push_back(
+          {fmt::format("choreo:{}:{}", algorithm, engine),
+           [&, options, count] {
+             request = std::make_unique<choreo::persist::Request>(choreo::persist::bcast_init(
+                 buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, options));
+           },
+           [&] { request->start(); }, [&] { request->wait(); }, [&] { request.reset(); }});
+    }
+#if MPI_VERSION >= 4
+  out.push_back({"mpi:Bcast_init",
+                 [&, count] {
+                   MPI_Bcast_init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                  &mpi_request);
+                 },
+                 [&] { MPI_Start(&mpi_request); },
+                 [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
+                 [&] { MPI_Request_free(&mpi_request); }});
+#endif
+  out.push_back(
+      {"mpi:Ibcast",
+       {},
+       [&, count] { MPI_Ibcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, &mpi_request); },
+       [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
+       [] {}});
+  out.push_back({"mpi:Bcast",
+                 {},
+                 [&, count] { MPI_Bcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD); },
+                 [] {},
+                 [] {}});
+  return out;
+}
+
+/// Data check after the timed runs: a wrong broadcast must not produce a figure.
+void verify(std::vector<std::byte>& buf, Subject& s, int rank) {
+  for (std::size_t i = 0; i < buf.size(); ++i)
+    buf[i] = rank == 0 ? std::byte(i % 253) : std::byte{0};
+  s.start();
+  s.wait();
+  for (std::size_t i = 0; i < buf.size(); ++i)
+    if (buf[i] != std::byte(i % 253))
+      throw choreo::Error(fmt::format("{}: rank {} byte {} wrong after a broadcast of {} bytes",
+                                      s.name, rank, i, buf.size()));
+}
+
+void run(const Settings& settings, int rank, int ranks) {
+  std::FILE* csv = nullptr;
+  if (rank == 0) {
+    csv = std::fopen(settings.csv.c_str(), "w");
+    if (!csv) throw choreo::Error(fmt::format("cannot write {}", settings.csv));
+    std::fprintf(csv,
+                 "ranks,bytes,impl,init_us,start_us,total_us,bandwidth_MiBps,"
+                 "compute_us,overlapped_us,hidden_pct\n");
+    fmt::print("{:>10} {:<30} {:>10} {:>9} {:>11} {:>10} {:>8}\n", "bytes", "implementation",
+               "init us", "start us", "total us", "MiB/s", "hidden");
+  }
+  for (std::int64_t bytes = settings.min_bytes; bytes <= settings.max_bytes; bytes *= 2) {
+    std::vector<std::byte> buf(static_cast<std::size_t>(bytes));
+    std::unique_ptr<choreo::persist::Request> request;
+    MPI_Request mpi_request = MPI_REQUEST_NULL;
+    for (Subject& s : subjects(buf, static_cast<int>(bytes), settings, request, mpi_request)) {
+      const Figures f = measure(s, bytes);
+      verify(buf, s, rank);
+      double overlapped_us = 0, hidden = 0;
+      if (settings.overlap) {
+        overlapped_us = overlapped(s, bytes, f.total_us);
+        hidden = 100 * (2 * f.total_us - overlapped_us) / f.total_us;
+      }
+      if (s.release) s.release();
+      if (rank != 0) continue;
+      const double mibps = static_cast<double>(bytes) / (1 << 20) / (f.total_us * 1e-6);
+      fmt::print("{:>10} {:<30} {:>10.2f} {:>9.3f} {:>11.2f} {:>10.1f} {:>7.1f}%\n", bytes, s.name,
+                 f.init_us, f.start_us, f.total_us, mibps, hidden);
+      std::fprintf(csv, "%d,%lld,%s,%.3f,%.4f,%.3f,%.2f,%.3f,%.3f,%.2f\n", ranks,
+                   static_cast<long long>(bytes), s.name.c_str(), f.init_us, f.start_us, f.total_us,
+                   mibps, f.total_us, overlapped_us, hidden);
+      std::fflush(csv);
+    }
+  }
+  if (csv) std::fclose(csv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  Settings settings;
+  CLI::App app{"Persistent broadcast: choreo's engines and algorithms against MPI's"};
+  app.add_option("--min-bytes", settings.min_bytes, "smallest message (doubling up)");
+  app.add_option("--max-bytes", settings.max_bytes,
+                 "largest message (128 MiB for the paper's range)");
+  app.add_option("--algorithms", settings.algorithms, "binomial kary_pipeline multitree");
+  app.add_option("--engines", settings.engines, "commands thread inline");
+  app.add_option("--csv", settings.csv, "CSV output (rank 0)");
+  app.add_flag("!--no-overlap", settings.overlap, "skip the overlap runs");
+  int status = 0;
+  try {
+    app.parse(argc, argv);
+    if (provided != MPI_THREAD_MULTIPLE)
+      throw choreo::Error("the MPI library does not provide MPI_THREAD_MULTIPLE (thread engine)");
+    run(settings, rank, ranks);
+  } catch (const CLI::ParseError& e) {
+    status = rank == 0 ? app.exit(e) : 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "persist_bench: rank {}: {}\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return status;
+}

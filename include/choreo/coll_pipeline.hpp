@@ -1,0 +1,101 @@
+#pragma once
+// Pipelined tree broadcasts (paper 003): the message is cut into parts, each part into
+// segments, and each part's segments flow down a k-ary tree one behind the other, so every
+// level of the tree works on a different segment at once. bcast_kary_pipeline is one tree;
+// bcast_multitree is Trinaryx3's idea on a switch: t parts down t trees whose interior
+// nodes are disjoint, so every rank forwards at most one part and the forwarding load (and on
+// a torus, the links) is spread over the ranks.
+//
+// These generators tag a message with its segment's number g (segments numbered part by
+// part, see Segmentation), not with a step: a pipeline has no global steps, and the number
+// lets a receiver place the bytes (and MPI match them) without knowing the tree.
+#include <cstdint>
+#include <vector>
+
+#include "choreo/sim/compact.hpp"
+
+namespace choreo::coll {
+
+/// One segment of a broadcast message: bytes [offset, offset + bytes) of part `part`.
+struct Segment {
+  int part = 0;
+  std::int64_t offset = 0;
+  std::int64_t bytes = 0;
+  friend bool operator==(const Segment&, const Segment&) = default;
+};
+
+/// How a message of `bytes` is cut: into `parts` parts as evenly as possible (the first
+/// bytes % parts one byte longer), each part into segments of segment_bytes, the last one
+/// shorter. Segments are numbered part by part: part 0's first, then part 1's, ...
+/// Empty parts (bytes < parts) have no segments.
+class Segmentation {
+ public:
+  Segmentation(std::int64_t bytes, int parts, std::int64_t segment_bytes);
+  int count() const { return static_cast<int>(segments_.size()); }
+  const Segment& operator[](int g) const { return segments_[static_cast<std::size_t>(g)]; }
+  /// The numbers of part p's segments, in message order.
+  const std::vector<int>& of_part(int part) const {
+    return of_part_[static_cast<std::size_t>(part)];
+  }
+
+ private:
+  std::vector<Segment> segments_;
+  std::vector<std::vector<int>> of_part_;
+};
+
+/// A k-ary tree over the ranks: parent(r) (-1 for the root) and children(r) in send order.
+struct BroadcastTree {
+  std::vector<int> parent;
+  std::vector<std::vector<int>> children;
+  int depth = 0;  ///< edges on the longest root-to-leaf path
+  bool is_interior(int rank) const { return !children[static_cast<std::size_t>(rank)].empty(); }
+};
+
+/// Tree `tree` (0..trees-1) of bcast_multitree: a k-ary heap whose position 0 is the root and
+/// whose positions 1..P-1 hold the other ranks in root-relative order (vr = r - root mod P)
+/// rotated by tree * I, I = floor((P-2)/k) being how many non-root ranks are interior. The
+/// interior ranks of tree t are thus the block [t I, (t+1) I) of the rotated order, and
+/// with trees <= arity those blocks never overlap: each rank is interior in at most one tree.
+BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree);
+
+/// Hockney's rule for the segment of a pipeline: a part of m bytes cut into S segments goes
+/// down a tree of depth d in about (S + d - 1)(alpha + beta m / S), least at
+/// m / S = sqrt(m alpha / ((d - 1) beta)). With d <= 1 nothing overlaps, so the whole part
+/// is one segment. The result is clamped to [kMinSegmentBytes, kMaxSegmentBytes] (and to
+/// m, at least 1): below a few KiB the per-message cost dominates any model error, and
+/// above some MiB a segment holds the pipeline back for nothing.
+inline constexpr std::int64_t kMinSegmentBytes = 4096;
+inline constexpr std::int64_t kMaxSegmentBytes = std::int64_t{4} << 20;
+/// Shared memory on a recent x86 node with MPICH: ~1.5 us per message, ~4 GB/s.
+inline constexpr double kDefaultAlphaSeconds = 1.5e-6;
+inline constexpr double kDefaultBetaSecondsPerByte = 0.25e-9;
+std::int64_t hockney_segment_bytes(std::int64_t part_bytes, int depth,
+                                   double alpha = kDefaultAlphaSeconds,
+                                   double beta = kDefaultBetaSecondsPerByte);
+
+/// How many of a link's segments may be in flight: a send of segment j of a part to a child
+/// requires the completion of the send of segment j - kPipelineWindow of that part to the
+/// same child. A few in flight keep the link busy while the MPI library handles one; more
+/// would only make the MPI library juggle requests.
+inline constexpr int kPipelineWindow = 4;
+
+/// Pipelined broadcast down one k-ary tree (bcast_multitree with one part). segment_bytes
+/// == 0 takes hockney_segment_bytes(bytes, depth). On rank r, for each segment g in order:
+///   recv(parent, segment bytes, tag g)           -- non-root only; requires nothing, so
+///                                                   every receive can be posted at once
+///   send(child, segment bytes, tag g) per child  -- requires that receive, and the send of
+///                                                   segment g - kPipelineWindow to the child
+/// P - 1 receives of every segment; bytes == 0 or P == 1 yields no ops.
+sim::CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root = 0, int arity = 2,
+                                         std::int64_t segment_bytes = 0);
+
+/// Trinaryx3-like broadcast: the message cut into `trees` parts, part t pipelined in segments
+/// down multitree_tree(.., t). Program order interleaves the parts (segment j of every part,
+/// then segment j+1), so the root feeds every tree at once; ops and dependencies are those
+/// of bcast_kary_pipeline within each tree. segment_bytes == 0 takes
+/// hockney_segment_bytes(bytes / trees, depth). Throws unless 1 <= trees <= arity (so
+/// interior-disjoint trees exist).
+sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root = 0, int trees = 3,
+                                     int arity = 3, std::int64_t segment_bytes = 0);
+
+}  // namespace choreo::coll

@@ -1,0 +1,33 @@
+#pragma once
+// Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Allreduce_init and
+// MPI_Allgather_init, built from the Schedules of choreo's collective generators and run
+// by one of three engines (options.hpp; docs/persistent.md).
+//
+// Each call is collective over comm: every rank must pass the same count (x type size),
+// root, algorithm and layout options, or every rank throws choreo::Error naming the
+// mismatch. Buffers are bound at init, as in MPI: they must stay valid and in place until
+// the request is freed, and must not be touched between start() and completion.
+// Datatypes must be contiguous (extent == size, lower bound 0); messages move bytes.
+#include <mpi.h>
+
+#include "choreo/persist/options.hpp"
+#include "choreo/persist/request.hpp"
+
+namespace choreo::persist {
+
+/// Broadcast of count elements of type from root's buf to every rank's buf. Algorithms:
+/// "binomial", "kary_pipeline", "multitree" (default).
+Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                   const Options& options = {});
+
+/// recvbuf = op over all ranks of sendbuf (sendbuf may be MPI_IN_PLACE: recvbuf holds the
+/// input). op must be commutative (MPI_Op_commutative). Algorithms: "recdbl", "ring".
+Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm, const Options& options = {});
+
+/// recvbuf holds every rank's count elements of sendbuf in rank order (sendbuf may be
+/// MPI_IN_PLACE: block `rank` of recvbuf holds the input). Algorithm: "ring".
+Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                       MPI_Comm comm, const Options& options = {});
+
+}  // namespace choreo::persist

@@ -1,0 +1,47 @@
+#pragma once
+// How a persistent collective is built and progressed: the options of every *_init call.
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "choreo/coll_pipeline.hpp"
+
+namespace choreo::persist {
+
+/// Who moves a started collective forward (docs/persistent.md compares them).
+enum class Engine : std::uint8_t {
+  /// The precompiled command list, the offload analogue on commodity MPI: every persistent
+  /// point-to-point request is created at init; start() posts the first wave (every op
+  /// without dependencies); test() and wait() release dependents as requests complete.
+  Commands,
+  /// One progress thread per process, created by the first request that needs it and reused
+  /// by every later one: start() hands the request over; the thread starts, tests and
+  /// releases; wait() only watches an atomic flag. Needs MPI_THREAD_MULTIPLE (see
+  /// Options::allow_serialized).
+  Thread,
+  /// No overlap, for comparison: start() only marks the request; wait() and test() run the
+  /// whole collective.
+  Inline,
+};
+
+std::string_view to_string(Engine engine);
+/// "commands", "thread" or "inline"; throws choreo::Error naming the choices otherwise.
+Engine engine_from_string(std::string_view name);
+
+struct Options {
+  Engine engine = Engine::Commands;
+  /// "" takes the collective's default: bcast "multitree", allreduce "recdbl" up to
+  /// 16 KiB and "ring" above, allgather "ring". See docs/persistent.md for all.
+  std::string algorithm;
+  std::int64_t segment_bytes = 0;  ///< pipelined broadcasts; 0: Hockney's rule with alpha, beta
+  int arity = 0;                   ///< tree arity; 0: 2 for kary_pipeline, 3 for multitree
+  int parts = 3;                   ///< multitree: parts and trees
+  double alpha = coll::kDefaultAlphaSeconds;       ///< Hockney latency for the segment rule
+  double beta = coll::kDefaultBetaSecondsPerByte;  ///< Hockney seconds per byte
+  /// The thread engine accepts MPI_THREAD_SERIALIZED when the caller promises to make no
+  /// MPI call from start() until wait() or test() reported completion (the progress thread
+  /// is then the only thread in MPI). Without it the thread engine needs MPI_THREAD_MULTIPLE.
+  bool allow_serialized = false;
+};
+
+}  // namespace choreo::persist

@@ -1,0 +1,54 @@
+#pragma once
+// A persistent collective request in the shape of MPI-4's: made once by an *_init call
+// (collectives.hpp), then start() / wait() (or test()) any number of times, released by
+// free() or destruction. Move-only; a moved-from or freed request throws choreo::Error on use.
+#include <memory>
+#include <string_view>
+
+#include "choreo/persist/options.hpp"
+
+namespace choreo::persist {
+
+namespace detail {
+class Instance;
+}
+
+class Request {
+ public:
+  Request() = default;  ///< an empty request: every call but free() throws
+  explicit Request(std::unique_ptr<detail::Instance> instance);
+  Request(Request&&) noexcept;
+  Request& operator=(Request&&) noexcept;
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  /// Waits for an active request first (as MPI lets an active request complete before its
+  /// resources go), then frees it. Must run on every rank alike, like MPI_Request_free.
+  ~Request();
+
+  /// Starts one instance of the collective. Throws if the previous one was not completed by
+  /// wait() or a test() that returned true.
+  void start();
+  /// Blocks until the started instance completed; the buffers then hold the result.
+  void wait();
+  /// True once the started instance completed (then the request is inactive again).
+  bool test();
+  /// Releases everything now (waiting first if active); later use throws.
+  void free();
+
+  bool active() const;
+  bool valid() const { return instance_ != nullptr; }
+  Engine engine() const;
+  /// The generator's name, e.g. "bcast:multitree".
+  std::string_view algorithm() const;
+  /// How many persistent point-to-point requests this rank's instance holds.
+  std::size_t command_count() const;
+
+ private:
+  detail::Instance& checked(const char* call) const;
+  /// checked(), and throws unless the request is active (for wait and test).
+  detail::Instance& started(const char* call) const;
+  void free_quietly() noexcept;
+  std::unique_ptr<detail::Instance> instance_;
+};
+
+}  // namespace choreo::persist

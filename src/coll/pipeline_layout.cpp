@@ -1,0 +1,86 @@
+// Segmentation, the trees of bcast_multitree and Hockney's segment rule: the layout shared by
+// the pipelined tree broadcasts and by the persistent collectives that place their bytes.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "choreo/coll_pipeline.hpp"
+#include "choreo/error.hpp"
+#include "steps.hpp"
+
+namespace choreo::coll {
+
+Segmentation::Segmentation(std::int64_t bytes, int parts, std::int64_t segment_bytes)
+    : of_part_(static_cast<std::size_t>(std::max(parts, 0))) {
+  if (parts < 1)
+    throw Error(fmt::format("a message must be cut into 1 or more parts, not {}", parts));
+  if (segment_bytes < 1)
+    throw Error(fmt::format("segments must hold 1 byte or more, not {}", segment_bytes));
+  const detail::EvenSplit split{bytes, parts};
+  std::int64_t part_offset = 0;
+  for (int p = 0; p < parts; ++p) {
+    const std::int64_t part_bytes = split.chunk(p);
+    for (std::int64_t at = 0; at < part_bytes; at += segment_bytes) {
+      if (segments_.size() >= static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        throw Error(
+            fmt::format("{} bytes in segments of {} make more than 2^31 segments; "
+                        "choose larger segments",
+                        bytes, segment_bytes));
+      of_part_[static_cast<std::size_t>(p)].push_back(count());
+      segments_.push_back({p, part_offset + at, std::min(segment_bytes, part_bytes - at)});
+    }
+    part_offset += part_bytes;
+  }
+}
+
+BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree) {
+  detail::check_ranks("multitree_tree", ranks);
+  detail::check_root("multitree_tree", ranks, root);
+  if (arity < 1) throw Error(fmt::format("a tree's arity must be 1 or more, not {}", arity));
+  if (trees < 1 || trees > arity)
+    throw Error(
+        fmt::format("{} trees of arity {}: interior-disjoint trees need 1 <= trees <= "
+                    "arity; use fewer trees or a larger arity",
+                    trees, arity));
+  if (tree < 0 || tree >= trees)
+    throw Error(fmt::format("tree {} is not one of 0..{}", tree, trees - 1));
+  const std::int64_t non_root = ranks - 1;
+  const std::int64_t interior = ranks >= 2 ? (ranks - 2) / arity : 0;
+  // position -> rank: 0 is the root, 1.. the non-root ranks rotated by tree * interior.
+  auto rank_at = [&](std::int64_t position) {
+    if (position == 0) return root;
+    const std::int64_t q = (position - 1 + tree * interior) % non_root;
+    return detail::mod_add(root, q + 1, ranks);
+  };
+  BroadcastTree out;
+  out.parent.assign(static_cast<std::size_t>(ranks), -1);
+  out.children.resize(static_cast<std::size_t>(ranks));
+  for (std::int64_t position = 1; position < ranks; ++position) {
+    const std::int64_t parent_position = (position - 1) / arity;
+    const int child = rank_at(position), parent = rank_at(parent_position);
+    out.parent[static_cast<std::size_t>(child)] = parent;
+    out.children[static_cast<std::size_t>(parent)].push_back(child);
+  }
+  for (std::int64_t level_end = 1, width = 1; level_end < ranks; ++out.depth) {
+    width *= arity;
+    level_end += width;
+  }
+  return out;
+}
+
+std::int64_t hockney_segment_bytes(std::int64_t part_bytes, int depth, double alpha, double beta) {
+  if (!(alpha > 0) || !(beta > 0))
+    throw Error(
+        fmt::format("Hockney's segment rule needs alpha > 0 and beta > 0, not alpha={} "
+                    "beta={}; take them from a calibration profile (choreo-mpi calibrate)",
+                    alpha, beta));
+  const std::int64_t whole = std::max<std::int64_t>(part_bytes, 1);
+  if (depth <= 1) return std::min(whole, kMaxSegmentBytes);
+  const double best = std::sqrt(static_cast<double>(whole) * alpha / ((depth - 1) * beta));
+  const auto rounded = static_cast<std::int64_t>(std::llround(best));
+  return std::min(std::clamp(rounded, kMinSegmentBytes, kMaxSegmentBytes), whole);
+}
+
+}  // namespace choreo::coll

@@ -1,0 +1,142 @@
+#include "driver.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "choreo/error.hpp"
+
+namespace choreo::persist::detail {
+
+Driver::Driver(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op)
+    : plan_(std::move(plan)),
+      buffers_(buffers),
+      scratch_(static_cast<std::size_t>(plan_.scratch_bytes)),
+      type_(type),
+      op_(op),
+      requests_(plan_.commands.size(), MPI_REQUEST_NULL),
+      waiting_(plan_.commands.size()),
+      finished_(plan_.commands.size()) {
+  MPI_Type_size(type, &type_size_);
+  for (std::size_t i = 0; i < plan_.commands.size(); ++i) {
+    const Command& c = plan_.commands[i];
+    const int count = static_cast<int>(c.bytes);
+    if (c.kind == CommandKind::Send)
+      MPI_Send_init(address(c.data), count, MPI_BYTE, c.peer, c.tag, comm, &requests_[i]);
+    if (c.kind == CommandKind::Recv)
+      MPI_Recv_init(address(c.data), count, MPI_BYTE, c.peer, c.tag, comm, &requests_[i]);
+  }
+  ready_.reserve(plan_.commands.size());
+  active_.reserve(plan_.commands.size());
+  owner_.reserve(plan_.commands.size());
+}
+
+Driver::~Driver() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;  // MPI_Finalize already released them
+  for (MPI_Request& r : requests_)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+}
+
+std::size_t Driver::request_count() const {
+  return static_cast<std::size_t>(
+      std::ranges::count_if(requests_, [](MPI_Request r) { return r != MPI_REQUEST_NULL; }));
+}
+
+std::byte* Driver::address(const Place& place) {
+  const auto offset = static_cast<std::size_t>(place.offset);
+  switch (place.buffer) {
+    case BufferId::User:
+      return static_cast<std::byte*>(buffers_.user) + offset;
+    case BufferId::Send:
+      // MPI only reads through a send request's buffer.
+      return const_cast<std::byte*>(static_cast<const std::byte*>(buffers_.send)) + offset;
+    case BufferId::Scratch:
+      return scratch_.data() + offset;
+  }
+  return nullptr;
+}
+
+void Driver::begin() {
+  if (plan_.initial_copy_bytes > 0 && buffers_.send != nullptr)
+    std::memcpy(address({BufferId::User, plan_.initial_copy_offset}), buffers_.send,
+                static_cast<std::size_t>(plan_.initial_copy_bytes));
+  completed_ = 0;
+  active_.clear();
+  owner_.clear();
+  ready_.clear();
+  for (std::uint32_t i = 0; i < plan_.commands.size(); ++i) {
+    waiting_[i] = plan_.commands[i].dependencies;
+    if (waiting_[i] == 0) ready_.push_back(i);
+  }
+  // Lowest index first, as the program lists them (receives before the sends they feed).
+  std::ranges::reverse(ready_);
+  run_ready();
+}
+
+void Driver::complete(std::uint32_t command) {
+  ++completed_;
+  for (std::uint32_t d : plan_.commands[command].dependents)
+    if (--waiting_[d] == 0) ready_.push_back(d);
+}
+
+void Driver::run_ready() {
+  while (!ready_.empty()) {
+    const std::uint32_t i = ready_.back();
+    ready_.pop_back();
+    const Command& c = plan_.commands[i];
+    if (c.kind == CommandKind::Reduce) {
+      // inoutbuf = inbuf op inoutbuf; the ops are commutative (checked at init).
+      MPI_Reduce_local(address(c.source), address(c.data), static_cast<int>(c.bytes / type_size_),
+                       type_, op_);
+      complete(i);
+      continue;
+    }
+    MPI_Start(&requests_[i]);
+    active_.push_back(requests_[i]);
+    owner_.push_back(i);
+  }
+}
+
+void Driver::retire(int finished_count) {
+  // Drop finished entries from the back so that earlier indices stay valid.
+  std::sort(finished_.begin(), finished_.begin() + finished_count, std::greater<>());
+  for (int k = 0; k < finished_count; ++k) {
+    const auto at = static_cast<std::size_t>(finished_[static_cast<std::size_t>(k)]);
+    const std::uint32_t command = owner_[at];
+    active_[at] = active_.back();
+    owner_[at] = owner_.back();
+    active_.pop_back();
+    owner_.pop_back();
+    complete(command);
+  }
+  run_ready();
+}
+
+bool Driver::poll() {
+  if (completed_ == plan_.commands.size()) return true;
+  int count = 0;
+  MPI_Testsome(static_cast<int>(active_.size()), active_.data(), &count, finished_.data(),
+               MPI_STATUSES_IGNORE);
+  if (count > 0 && count != MPI_UNDEFINED) retire(count);
+  return completed_ == plan_.commands.size();
+}
+
+void Driver::finish() {
+  while (completed_ < plan_.commands.size()) {
+    if (active_.empty())
+      throw Error(
+          fmt::format("internal error: {} has {} commands left but none can start; "
+                      "please report it",
+                      plan_.algorithm, plan_.commands.size() - completed_));
+    int count = 0;
+    MPI_Waitsome(static_cast<int>(active_.size()), active_.data(), &count, finished_.data(),
+                 MPI_STATUSES_IGNORE);
+    if (count > 0 && count != MPI_UNDEFINED) retire(count);
+  }
+}
+
+}  // namespace choreo::persist::detail

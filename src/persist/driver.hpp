@@ -1,0 +1,61 @@
+#pragma once
+// Runs a Plan over and over (private): the persistent point-to-point requests are created
+// once, in the constructor; an instance is begin(), then poll() or finish() until done.
+// Whoever calls these (the caller's thread or the progress thread) is the only one touching
+// the driver while an instance runs.
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "plan.hpp"
+
+namespace choreo::persist::detail {
+
+struct UserBuffers {
+  void* user = nullptr;        ///< bcast buf, allreduce/allgather recvbuf
+  const void* send = nullptr;  ///< allreduce/allgather sendbuf (nullptr: in place)
+};
+
+class Driver {
+ public:
+  /// type and op are used by reductions only. comm is the request's own communicator.
+  Driver(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op);
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+  ~Driver();
+
+  /// The initial copy, then every command without dependencies (the first wave).
+  void begin();
+  /// Completes what has completed without blocking and starts what it released; true
+  /// when the instance is done.
+  bool poll();
+  /// Blocks until the instance is done.
+  void finish();
+
+  const Plan& plan() const { return plan_; }
+  std::size_t request_count() const;
+
+ private:
+  std::byte* address(const Place& place);
+  void run_ready();
+  void complete(std::uint32_t command);
+  void retire(int finished_count);
+
+  Plan plan_;
+  UserBuffers buffers_;
+  std::vector<std::byte> scratch_;
+  MPI_Datatype type_;
+  MPI_Op op_;
+  int type_size_ = 1;
+  std::vector<MPI_Request> requests_;  ///< per command; MPI_REQUEST_NULL for reductions
+  // State of the running instance.
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> ready_;
+  std::vector<MPI_Request> active_;   ///< handles of started requests, for Testsome/Waitsome
+  std::vector<std::uint32_t> owner_;  ///< active_[k] belongs to command owner_[k]
+  std::vector<int> finished_;
+  std::size_t completed_ = 0;
+};
+
+}  // namespace choreo::persist::detail

@@ -1,0 +1,133 @@
+#include "init_common.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "../mpi/timed_runs.hpp"
+#include "choreo/error.hpp"
+#include "instance.hpp"
+
+namespace choreo::persist::detail {
+
+void on_every_rank(MPI_Comm comm, const std::function<void()>& check) {
+  mpi::detail::collectively(comm, check);
+}
+
+Ranks ranks_of(MPI_Comm comm) {
+  Ranks out;
+  MPI_Comm_rank(comm, &out.rank);
+  MPI_Comm_size(comm, &out.size);
+  return out;
+}
+
+int contiguous_size(const char* call, MPI_Datatype type) {
+  if (type == MPI_DATATYPE_NULL)
+    throw Error(
+        fmt::format("{}: the datatype is MPI_DATATYPE_NULL; pass a datatype such as "
+                    "MPI_INT",
+                    call));
+  int size = 0;
+  MPI_Aint lower = 0, extent = 0;
+  MPI_Type_size(type, &size);
+  MPI_Type_get_extent(type, &lower, &extent);
+  if (size <= 0 || lower != 0 || extent != size)
+    throw Error(
+        fmt::format("{}: the datatype is not contiguous (size {}, lower bound {}, extent "
+                    "{}); persistent collectives move contiguous bytes: pass a "
+                    "contiguous type or MPI_BYTE with the byte count",
+                    call, size, lower, extent));
+  return size;
+}
+
+namespace {
+const char* level_name(int level) {
+  switch (level) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    default:
+      return "MPI_THREAD_MULTIPLE";
+  }
+}
+}  // namespace
+
+void check_thread_level(const char* call, const Options& options) {
+  if (options.engine != Engine::Thread) return;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided == MPI_THREAD_MULTIPLE) return;
+  if (provided == MPI_THREAD_SERIALIZED && options.allow_serialized) return;
+  throw Error(fmt::format(
+      "{}: the thread engine calls MPI from its progress thread while your threads may call it "
+      "too, which needs MPI_THREAD_MULTIPLE, but MPI provides {}; initialise MPI with "
+      "MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...), or with MPI_THREAD_SERIALIZED and "
+      "Options::allow_serialized if you make no MPI call while a request is active, or use "
+      "the commands engine",
+      call, level_name(provided)));
+}
+
+std::int64_t checked_bytes(const char* call, int count, int element_size) {
+  if (count < 0) throw Error(fmt::format("{}: count must be 0 or more, not {}", call, count));
+  return std::int64_t{count} * element_size;
+}
+
+void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields) {
+  const auto n = static_cast<int>(fields.size());
+  std::vector<std::int64_t> low(fields.size()), high(fields.size());
+  for (std::size_t i = 0; i < fields.size(); ++i) low[i] = high[i] = fields[i].second;
+  MPI_Allreduce(MPI_IN_PLACE, low.data(), n, MPI_INT64_T, MPI_MIN, comm);
+  MPI_Allreduce(MPI_IN_PLACE, high.data(), n, MPI_INT64_T, MPI_MAX, comm);
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    if (low[i] != high[i])
+      throw Error(
+          fmt::format("{}: ranks passed different {} ({} on some, {} on others); "
+                      "every rank must pass the same",
+                      call, fields[i].first, low[i], high[i]));
+}
+
+std::int64_t name_fingerprint(std::string_view name) {
+  std::uint64_t hash = 1469598103934665603ull;
+  for (char c : name) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return static_cast<std::int64_t>(hash >> 1);
+}
+
+void check_tags(const char* call, const Plan& plan, MPI_Comm comm) {
+  void* value = nullptr;
+  int found = 0;
+  MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found);
+  const int tag_ub = found ? *static_cast<int*>(value) : 32767;
+  for (const Command& command : plan.commands)
+    if (command.kind != CommandKind::Reduce && command.tag > tag_ub)
+      throw Error(
+          fmt::format("{}: {} needs tag {} but this MPI's MPI_TAG_UB is {}; use larger "
+                      "segments (Options::segment_bytes)",
+                      call, plan.algorithm, command.tag, tag_ub));
+}
+
+Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
+                     const Options& options) {
+  MPI_Comm own = MPI_COMM_NULL;
+  MPI_Comm_dup(comm, &own);
+  return Request(
+      std::make_unique<Instance>(std::move(plan), buffers, own, type, op, options.engine));
+}
+
+std::string chosen_algorithm(const char* call, const Options& options, std::string fallback,
+                             const std::vector<std::string>& known) {
+  std::string name = options.algorithm.empty() ? std::move(fallback) : options.algorithm;
+  if (std::ranges::find(known, name) == known.end())
+    throw Error(
+        fmt::format("{}: unknown algorithm '{}'; choose {}", call, name, fmt::join(known, ", ")));
+  return name;
+}
+
+}  // namespace choreo::persist::detail

@@ -1,0 +1,60 @@
+#pragma once
+// What every *_init call does around its own plan (private): checks that fail on every
+// rank alike, the agreement that all ranks passed the same arguments, and the request.
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "choreo/persist/options.hpp"
+#include "choreo/persist/request.hpp"
+#include "driver.hpp"
+#include "plan.hpp"
+
+namespace choreo::persist::detail {
+
+/// Runs check on every rank; if it throws choreo::Error anywhere, every rank throws the
+/// first rank's message (so no rank is left waiting in the next collective).
+void on_every_rank(MPI_Comm comm, const std::function<void()>& check);
+
+/// This rank and the size of comm.
+struct Ranks {
+  int rank = 0, size = 1;
+};
+Ranks ranks_of(MPI_Comm comm);
+
+/// The size of one element; throws unless the type is contiguous (extent == size, lb 0).
+int contiguous_size(const char* call, MPI_Datatype type);
+
+/// Throws unless the MPI threading level allows options.engine (the thread engine needs
+/// MPI_THREAD_MULTIPLE, or SERIALIZED with options.allow_serialized).
+void check_thread_level(const char* call, const Options& options);
+
+/// Throws unless count >= 0 and count * element_size fits 64 bits; returns the bytes.
+std::int64_t checked_bytes(const char* call, int count, int element_size);
+
+/// Every rank must pass the same value for each named field; otherwise every rank throws
+/// an error naming the first field that differs.
+using Fields = std::vector<std::pair<std::string_view, std::int64_t>>;
+void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields);
+
+/// A stable number for a name (FNV-1a), so ranks can compare algorithm names in agree.
+std::int64_t name_fingerprint(std::string_view name);
+
+/// Throws unless every tag of the plan is at most the MPI library's MPI_TAG_UB.
+void check_tags(const char* call, const Plan& plan, MPI_Comm comm);
+
+/// The request: duplicates comm (its tags then meet no other traffic) and creates every
+/// persistent point-to-point request. Collective.
+Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
+                     const Options& options);
+
+/// `algorithm` if set, else fallback; throws unless it is one of `known`.
+std::string chosen_algorithm(const char* call, const Options& options, std::string fallback,
+                             const std::vector<std::string>& known);
+
+}  // namespace choreo::persist::detail

@@ -1,0 +1,70 @@
+#include "plan.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "choreo/error.hpp"
+
+namespace choreo::persist::detail {
+
+namespace {
+
+[[noreturn]] void unsupported(const std::string& algorithm, const char* what) {
+  throw Error(
+      fmt::format("internal error: the schedule of {} has {}, which a persistent "
+                  "collective cannot run; please report it",
+                  algorithm, what));
+}
+
+}  // namespace
+
+Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
+                        const Placer& place, std::string algorithm) {
+  Plan plan;
+  plan.algorithm = std::move(algorithm);
+  const sim::OpIndex first = schedule.first_op(rank), end = schedule.first_op(rank + 1);
+  plan.commands.resize(end - first);
+  std::vector<std::int64_t> receive_of_calc(end - first, -1);
+  for (sim::OpIndex op = first; op < end; ++op) {
+    Command& command = plan.commands[op - first];
+    const OpKind kind = schedule.kind(op);
+    if (kind == OpKind::Send || kind == OpKind::Recv) {
+      command.kind = kind == OpKind::Send ? CommandKind::Send : CommandKind::Recv;
+      command.peer = schedule.peer(op);
+      command.tag = schedule.tag(op);
+      command.bytes = schedule.amount(op) * unit_bytes;
+      command.data = place(schedule, op);
+    } else if (kind == OpKind::Calc) {
+      command.kind = CommandKind::Reduce;
+    } else {
+      unsupported(plan.algorithm, "a copy or a delay");
+    }
+    command.dependencies = schedule.dependency_count(op);
+    schedule.for_each_started_dependent(
+        op, [&](sim::OpIndex) { unsupported(plan.algorithm, "an irequires dependency"); });
+    schedule.for_each_completed_dependent(op, [&](sim::OpIndex dependent) {
+      command.dependents.push_back(dependent - first);
+      if (kind == OpKind::Recv && schedule.kind(dependent) == OpKind::Calc)
+        receive_of_calc[dependent - first] = op - first;
+    });
+  }
+  for (std::size_t i = 0; i < plan.commands.size(); ++i) {
+    Command& command = plan.commands[i];
+    if (command.kind != CommandKind::Reduce) continue;
+    if (receive_of_calc[i] < 0) unsupported(plan.algorithm, "a calc that waits for no receive");
+    const Command& received = plan.commands[static_cast<std::size_t>(receive_of_calc[i])];
+    command.bytes = received.bytes;
+    command.source = received.data;
+    command.data = Place{BufferId::User, received.data.offset};
+  }
+  for (const Command& command : plan.commands)
+    if (command.bytes > std::numeric_limits<int>::max())
+      throw Error(
+          fmt::format("{}: a message of {} bytes exceeds MPI's int count; use more "
+                      "segments or a smaller count",
+                      plan.algorithm, command.bytes));
+  return plan;
+}
+
+}  // namespace choreo::persist::detail

@@ -1,0 +1,270 @@
+// choreo::persist under mpiexec: every algorithm x engine x size x root moves the right
+// bytes, iteration after iteration (data changes each time, receivers are poisoned first);
+// thousands of start/wait cycles; misuse and mismatched arguments throw on every rank.
+// Prints "persist: N cases OK" on rank 0; any failure aborts with the case named.
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "choreo/error.hpp"
+#include "choreo/persist/collectives.hpp"
+
+namespace {
+
+using choreo::persist::Engine;
+using choreo::persist::Options;
+using choreo::persist::Request;
+
+int g_rank = 0, g_ranks = 1, g_cases = 0;
+
+[[noreturn]] void fail(const std::string& message) {
+  fmt::print(stderr, "rank {}: FAILED: {}\n", g_rank, message);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+std::uint8_t byte_of(int iteration, int origin, std::int64_t i) {
+  return static_cast<std::uint8_t>((i * 131 + origin * 17 + iteration * 29 + (i >> 8)) % 251);
+}
+
+/// start/wait (or start/test loop) `iterations` times; check(iteration) after each.
+void cycle(Request& request, int iterations, bool use_test, const std::function<void(int)>& fill,
+           const std::function<void(int)>& check) {
+  for (int it = 0; it < iterations; ++it) {
+    fill(it);
+    request.start();
+    if (use_test) {
+      while (!request.test()) {
+      }
+    } else {
+      request.wait();
+    }
+    check(it);
+  }
+}
+
+const std::vector<Engine> kEngines = {Engine::Commands, Engine::Thread, Engine::Inline};
+
+void bcast_cases() {
+  const std::vector<std::int64_t> sizes = {0, 1, 7, 1001, 65537, 300001};
+  for (const char* algorithm : {"binomial", "kary_pipeline", "multitree"})
+    for (Engine engine : kEngines)
+      for (std::int64_t size : sizes)
+        for (int root : {0, g_ranks - 1})
+          for (std::int64_t segment : {std::int64_t{0}, std::int64_t{1000}}) {
+            if (segment > 0 && std::string(algorithm) == "binomial") continue;
+            Options options;
+            options.engine = engine;
+            options.algorithm = algorithm;
+            options.segment_bytes = segment;
+            std::vector<std::uint8_t> buf(static_cast<std::size_t>(size));
+            Request request = choreo::persist::bcast_init(buf.data(), static_cast<int>(size),
+                                                          MPI_BYTE, root, MPI_COMM_WORLD, options);
+            const std::string name = fmt::format("bcast {} engine {} size {} root {} segment {}",
+                                                 algorithm, to_string(engine), size, root, segment);
+            auto fill = [&](int it) {
+              for (std::int64_t i = 0; i < size; ++i)
+                buf[static_cast<std::size_t>(i)] =
+                    g_rank == root ? byte_of(it, root, i)
+                                   : static_cast<std::uint8_t>(~byte_of(it, root, i));
+            };
+            auto check = [&](int it) {
+              for (std::int64_t i = 0; i < size; ++i)
+                if (buf[static_cast<std::size_t>(i)] != byte_of(it, root, i))
+                  fail(fmt::format("{} iteration {}: byte {} wrong", name, it, i));
+            };
+            cycle(request, 3, root % 2 == 1, fill, check);
+            ++g_cases;
+          }
+}
+
+void allreduce_cases() {
+  for (const char* algorithm : {"recdbl", "ring"})
+    for (Engine engine : kEngines)
+      for (int count : {0, 1, 3, 1001, 40000})
+        for (bool in_place : {false, true}) {
+          Options options;
+          options.engine = engine;
+          options.algorithm = algorithm;
+          std::vector<std::int64_t> in(static_cast<std::size_t>(count)),
+              out(static_cast<std::size_t>(count));
+          Request request =
+              choreo::persist::allreduce_init(in_place ? MPI_IN_PLACE : in.data(), out.data(),
+                                              count, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, options);
+          auto value = [](int it, int r, int i) { return std::int64_t{i} * 7 + r * 1000 + it; };
+          auto fill = [&](int it) {
+            for (int i = 0; i < count; ++i) {
+              const auto at = static_cast<std::size_t>(i);
+              in[at] = value(it, g_rank, i);
+              out[at] = in_place ? in[at] : -1;
+            }
+          };
+          auto check = [&](int it) {
+            for (int i = 0; i < count; ++i) {
+              std::int64_t expected = 0;
+              for (int r = 0; r < g_ranks; ++r) expected += value(it, r, i);
+              if (out[static_cast<std::size_t>(i)] != expected)
+                fail(
+                    fmt::format("allreduce {} engine {} count {} in place {} iteration {}: "
+                                "element {} is {}, expected {}",
+                                algorithm, to_string(engine), count, in_place, it, i,
+                                out[static_cast<std::size_t>(i)], expected));
+            }
+          };
+          cycle(request, 3, false, fill, check);
+          ++g_cases;
+        }
+}
+
+void allgather_cases() {
+  for (Engine engine : kEngines)
+    for (int count : {0, 1, 1001, 70001})
+      for (bool in_place : {false, true}) {
+        Options options;
+        options.engine = engine;
+        const auto block = static_cast<std::size_t>(count);
+        std::vector<std::uint8_t> in(block), out(block * static_cast<std::size_t>(g_ranks));
+        Request request =
+            choreo::persist::allgather_init(in_place ? MPI_IN_PLACE : in.data(), out.data(), count,
+                                            MPI_BYTE, MPI_COMM_WORLD, options);
+        auto fill = [&](int it) {
+          for (std::size_t i = 0; i < block; ++i) in[i] = byte_of(it, g_rank, std::int64_t(i));
+          for (std::size_t i = 0; i < out.size(); ++i) out[i] = 0xEE;
+          if (in_place)
+            for (std::size_t i = 0; i < block; ++i)
+              out[static_cast<std::size_t>(g_rank) * block + i] = in[i];
+        };
+        auto check = [&](int it) {
+          for (int r = 0; r < g_ranks; ++r)
+            for (std::size_t i = 0; i < block; ++i)
+              if (out[static_cast<std::size_t>(r) * block + i] != byte_of(it, r, std::int64_t(i)))
+                fail(
+                    fmt::format("allgather engine {} count {} iteration {}: block {} byte {} "
+                                "wrong",
+                                to_string(engine), count, it, r, i));
+        };
+        cycle(request, 3, true, fill, check);
+        ++g_cases;
+      }
+}
+
+/// 2000 start/wait cycles of a small broadcast per engine, data checked every time.
+void many_cycles() {
+  for (Engine engine : kEngines) {
+    Options options;
+    options.engine = engine;
+    std::vector<std::uint8_t> buf(64);
+    Request request =
+        choreo::persist::bcast_init(buf.data(), 64, MPI_BYTE, 0, MPI_COMM_WORLD, options);
+    auto fill = [&](int it) {
+      for (std::size_t i = 0; i < buf.size(); ++i)
+        buf[i] = g_rank == 0 ? byte_of(it, 0, std::int64_t(i)) : 0;
+    };
+    auto check = [&](int it) {
+      for (std::size_t i = 0; i < buf.size(); ++i)
+        if (buf[i] != byte_of(it, 0, std::int64_t(i)))
+          fail(fmt::format("2000 cycles, engine {}: iteration {} byte {} wrong", to_string(engine),
+                           it, i));
+    };
+    cycle(request, 2000, false, fill, check);
+    ++g_cases;
+  }
+}
+
+/// `action` must throw choreo::Error with `expected` in its message.
+void expect_error(const std::string& what, const std::string& expected,
+                  const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const choreo::Error& e) {
+    if (std::string(e.what()).find(expected) == std::string::npos)
+      fail(fmt::format("{}: message '{}' lacks '{}'", what, e.what(), expected));
+    ++g_cases;
+    return;
+  }
+  fail(fmt::format("{}: no choreo::Error", what));
+}
+
+void misuse_cases() {
+  std::vector<std::uint8_t> buf(100);
+  for (Engine engine : kEngines) {
+    Options options;
+    options.engine = engine;
+    Request request =
+        choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, 0, MPI_COMM_WORLD, options);
+    expect_error("wait without start", "wait() on an inactive", [&] { request.wait(); });
+    expect_error("test without start", "test() on an inactive", [&] { request.test(); });
+    request.start();
+    expect_error("start while active", "start() on an active", [&] { request.start(); });
+    request.wait();
+    expect_error("wait twice", "wait() on an inactive", [&] { request.wait(); });
+    Request moved = std::move(request);
+    expect_error("use after move", "freed, moved from", [&] { request.start(); });
+    moved.free();
+    expect_error("use after free", "freed, moved from", [&] { moved.start(); });
+  }
+  // Arguments that differ between ranks fail on every rank, naming the difference.
+  expect_error("different roots", "different root", [&] {
+    choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, g_rank == 0 ? 0 : 1, MPI_COMM_WORLD);
+  });
+  expect_error("different counts", "different count x type size", [&] {
+    choreo::persist::bcast_init(buf.data(), 50 + g_rank, MPI_BYTE, 0, MPI_COMM_WORLD);
+  });
+  expect_error("bad root on one rank", "root 99 is not a rank", [&] {
+    choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, g_rank == 0 ? 99 : 0, MPI_COMM_WORLD);
+  });
+  expect_error("unknown algorithm", "unknown algorithm 'nope'", [&] {
+    Options options;
+    options.algorithm = "nope";
+    choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, 0, MPI_COMM_WORLD, options);
+  });
+  expect_error("non-commutative op", "not commutative", [&] {
+    MPI_Op op = MPI_OP_NULL;
+    MPI_Op_create([](void*, void*, int*, MPI_Datatype*) {}, 0, &op);
+    try {
+      choreo::persist::allreduce_init(MPI_IN_PLACE, buf.data(), 1, MPI_INT, op, MPI_COMM_WORLD);
+    } catch (...) {
+      MPI_Op_free(&op);
+      throw;
+    }
+  });
+  expect_error("non-contiguous type", "not contiguous", [&] {
+    MPI_Datatype strided = MPI_DATATYPE_NULL;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    try {
+      choreo::persist::bcast_init(buf.data(), 1, strided, 0, MPI_COMM_WORLD);
+    } catch (...) {
+      MPI_Type_free(&strided);
+      throw;
+    }
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
+  const std::string only = argc > 1 ? argv[1] : "all";
+  try {
+    if (provided != MPI_THREAD_MULTIPLE) fail("this MPI does not provide MPI_THREAD_MULTIPLE");
+    if (only == "all" || only == "bcast") bcast_cases();
+    if (only == "all" || only == "allreduce") allreduce_cases();
+    if (only == "all" || only == "allgather") allgather_cases();
+    if (only == "all" || only == "cycles") many_cycles();
+    if (only == "all" || only == "misuse") misuse_cases();
+  } catch (const choreo::Error& e) {
+    fail(e.what());
+  }
+  if (g_rank == 0) fmt::print("persist: {} cases OK\n", g_cases);
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,220 @@
+// The pipelined tree broadcasts (bcast:kary_pipeline, bcast:multitree) against references
+// written here from the algorithms' definitions: the segmentation recomputed byte by byte,
+// the trees rebuilt from an explicit rotated rank list. For many P, byte counts (not
+// divisible by parts or segments), roots, arities and segment sizes:
+//  (a) every non-root rank receives every byte of the root's buffer exactly once, each
+//      segment from its parent in its part's reference tree;
+//  (b) a rank sends a segment only after receiving it (a direct dependency), only to its
+//      reference children, and the root sends each segment to each of its children;
+//  (c) each rank is interior in at most one of the multitree's trees, and each tree spans
+//      the ranks;
+//  (d) the schedule validates (matching, no deadlock); generate() builds the same schedule.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "choreo/coll.hpp"
+#include "choreo/coll_pipeline.hpp"
+#include "choreo/error.hpp"
+#include "choreo/sim/compact.hpp"
+#include "choreo/validate.hpp"
+
+namespace choreo {
+namespace {
+
+using ::testing::HasSubstr;
+using i64 = std::int64_t;
+
+struct RefSegment {
+  int part;
+  i64 begin, end;
+};
+
+/// Parts as even as possible (first bytes % parts longer), each cut every `segment` bytes.
+std::vector<RefSegment> reference_segments(i64 bytes, int parts, i64 segment) {
+  std::vector<RefSegment> out;
+  i64 begin = 0;
+  for (int p = 0; p < parts; ++p) {
+    const i64 length = bytes / parts + (p < bytes % parts ? 1 : 0);
+    for (i64 at = 0; at < length; at += segment)
+      out.push_back({p, begin + at, begin + std::min(length, at + segment)});
+    begin += length;
+  }
+  return out;
+}
+
+/// parent[r] of tree t: the non-root ranks listed from root+1 on, rotated left by t*I
+/// (I = interior non-root count), then laid out level by level, `arity` children each.
+std::vector<int> reference_parents(int ranks, int root, int arity, int tree) {
+  std::vector<int> order = {root};
+  std::vector<int> others;
+  for (int i = 1; i < ranks; ++i) others.push_back((root + i) % ranks);
+  const int interior = ranks >= 2 ? (ranks - 2) / arity : 0;
+  for (std::size_t i = 0; i < others.size(); ++i)
+    order.push_back(others[(i + static_cast<std::size_t>(tree * interior)) % others.size()]);
+  std::vector<int> parent(static_cast<std::size_t>(ranks), -1);
+  std::size_t next_child = 1;
+  for (std::size_t node = 0; node < order.size(); ++node)
+    for (int c = 0; c < arity && next_child < order.size(); ++c)
+      parent[static_cast<std::size_t>(order[next_child++])] = order[node];
+  return parent;
+}
+
+struct Case {
+  int ranks, root, parts, arity;
+  i64 bytes, segment;
+};
+
+void check_broadcast(const sim::CompactSchedule& s, const Case& c) {
+  const auto segments = reference_segments(c.bytes, c.parts, c.segment);
+  std::vector<std::vector<int>> parents;
+  for (int t = 0; t < c.parts; ++t)
+    parents.push_back(reference_parents(c.ranks, c.root, c.arity, t));
+  ASSERT_EQ(s.ranks(), c.ranks);
+  for (int r = 0; r < c.ranks; ++r) {
+    std::vector<int> received(static_cast<std::size_t>(c.bytes), 0);
+    std::map<int, sim::OpIndex> recv_of_tag;
+    std::map<int, std::multiset<int>> sent_to;  // tag -> destinations
+    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+      const int g = s.tag(op);
+      ASSERT_GE(g, 0);
+      ASSERT_LT(g, static_cast<int>(segments.size()));
+      const RefSegment& seg = segments[static_cast<std::size_t>(g)];
+      ASSERT_EQ(s.amount(op), seg.end - seg.begin);
+      const auto& parent = parents[static_cast<std::size_t>(seg.part)];
+      if (s.kind(op) == OpKind::Recv) {
+        ASSERT_EQ(s.peer(op), parent[static_cast<std::size_t>(r)]) << "rank " << r << " seg " << g;
+        for (i64 b = seg.begin; b < seg.end; ++b) ++received[static_cast<std::size_t>(b)];
+        recv_of_tag[g] = op;
+      } else {
+        ASSERT_EQ(s.kind(op), OpKind::Send);
+        ASSERT_EQ(parent[static_cast<std::size_t>(s.peer(op))], r) << "send to a non-child";
+        sent_to[g].insert(s.peer(op));
+        if (r != c.root) {
+          // The receive of the same segment must be a direct requirement.
+          ASSERT_TRUE(recv_of_tag.contains(g))
+              << "rank " << r << " sends segment " << g << " before receiving it";
+          bool found = false;
+          s.for_each_completed_dependent(recv_of_tag[g], [&](sim::OpIndex d) { found |= d == op; });
+          ASSERT_TRUE(found) << "rank " << r << " segment " << g << " send does not wait";
+        }
+      }
+    }
+    for (std::size_t g = 0; g < segments.size(); ++g) {
+      const auto& parent = parents[static_cast<std::size_t>(segments[g].part)];
+      std::multiset<int> children;
+      for (int q = 0; q < c.ranks; ++q)
+        if (parent[static_cast<std::size_t>(q)] == r) children.insert(q);
+      ASSERT_EQ(sent_to[static_cast<int>(g)], children) << "rank " << r << " segment " << g;
+    }
+    if (r == c.root) continue;
+    for (i64 b = 0; b < c.bytes; ++b)
+      ASSERT_EQ(received[static_cast<std::size_t>(b)], 1) << "rank " << r << " byte " << b;
+  }
+  validate(sim::expand(s));
+}
+
+std::vector<int> rank_counts() {
+  std::vector<int> out;
+  for (int p = 1; p <= 10; ++p) out.push_back(p);
+  for (int p : {13, 17, 31}) out.push_back(p);
+  return out;
+}
+
+TEST(CollPipeline, MultitreeMovesEveryByteOnceDownItsTrees) {
+  for (int ranks : rank_counts())
+    for (int root : {0, ranks - 1, ranks / 2})
+      for (int arity : {1, 2, 3, 4})
+        for (int parts = 1; parts <= arity; ++parts)
+          for (i64 bytes : {0, 1, 3, 1001, 20011})
+            for (i64 segment : {1, 100, 4096}) {
+              if (segment == 1 && bytes > 3) continue;  // validate() is quadratic-ish
+              SCOPED_TRACE(testing::Message()
+                           << "P=" << ranks << " root=" << root << " k=" << arity << " t=" << parts
+                           << " bytes=" << bytes << " segment=" << segment);
+              const Case c{ranks, root, parts, arity, bytes, segment};
+              check_broadcast(coll::bcast_multitree(ranks, bytes, root, parts, arity, segment), c);
+              if (parts == 1)
+                check_broadcast(coll::bcast_kary_pipeline(ranks, bytes, root, arity, segment), c);
+              if (HasFailure()) return;
+            }
+}
+
+TEST(CollPipeline, MultitreeInteriorsAreDisjointAndTreesSpan) {
+  for (int ranks : rank_counts())
+    for (int arity : {1, 2, 3, 4, 5})
+      for (int trees = 1; trees <= arity; ++trees)
+        for (int root : {0, ranks - 1}) {
+          std::vector<int> interior_in(static_cast<std::size_t>(ranks), 0);
+          for (int t = 0; t < trees; ++t) {
+            const coll::BroadcastTree tree = coll::multitree_tree(ranks, root, arity, trees, t);
+            EXPECT_EQ(tree.parent, reference_parents(ranks, root, arity, t));
+            for (int r = 0; r < ranks; ++r) {
+              // Every rank reaches the root within depth hops: a spanning tree, no cycle.
+              int at = r, hops = 0;
+              while (at != root && hops <= tree.depth)
+                at = tree.parent[static_cast<std::size_t>(at)], ++hops;
+              EXPECT_EQ(at, root) << "P=" << ranks << " tree " << t << " rank " << r;
+              EXPECT_LE(tree.children[static_cast<std::size_t>(r)].size(),
+                        static_cast<std::size_t>(arity));
+              if (r != root && tree.is_interior(r)) ++interior_in[static_cast<std::size_t>(r)];
+            }
+          }
+          for (int r = 0; r < ranks; ++r)
+            EXPECT_LE(interior_in[static_cast<std::size_t>(r)], 1)
+                << "P=" << ranks << " k=" << arity << " t=" << trees << " rank " << r;
+        }
+}
+
+TEST(CollPipeline, SegmentationCoversTheMessageInOrder) {
+  for (i64 bytes : {0, 1, 2, 5, 1000, 1001, 99999})
+    for (int parts : {1, 2, 3, 7})
+      for (i64 segment : {1, 3, 64, 100000}) {
+        const coll::Segmentation seg(bytes, parts, segment);
+        const auto ref = reference_segments(bytes, parts, segment);
+        ASSERT_EQ(seg.count(), static_cast<int>(ref.size()));
+        for (int g = 0; g < seg.count(); ++g) {
+          EXPECT_EQ(seg[g].part, ref[static_cast<std::size_t>(g)].part);
+          EXPECT_EQ(seg[g].offset, ref[static_cast<std::size_t>(g)].begin);
+          EXPECT_EQ(seg[g].offset + seg[g].bytes, ref[static_cast<std::size_t>(g)].end);
+        }
+      }
+}
+
+TEST(CollPipeline, HockneyRuleBalancesLatencyAndBandwidth) {
+  // m = 1 MiB, depth 2, alpha 1 us, beta 1 ns/B: sqrt(2^20 * 1e-6 / 1e-9) = 32382 B.
+  EXPECT_NEAR(static_cast<double>(coll::hockney_segment_bytes(1 << 20, 2, 1e-6, 1e-9)), 32382, 1);
+  EXPECT_EQ(coll::hockney_segment_bytes(1 << 20, 1), 1 << 20);  // no pipeline to fill
+  EXPECT_EQ(coll::hockney_segment_bytes(100, 5), 100);          // never more than the part
+  EXPECT_EQ(coll::hockney_segment_bytes(i64{1} << 40, 2), coll::kMaxSegmentBytes);
+  EXPECT_EQ(coll::hockney_segment_bytes(1 << 20, 9, 1e-9, 1e-6), coll::kMinSegmentBytes);
+  EXPECT_EQ(coll::hockney_segment_bytes(0, 3), 1);
+  EXPECT_THROW(coll::hockney_segment_bytes(1000, 3, 0, 1e-9), Error);
+}
+
+TEST(CollPipeline, RegistryBuildsTheSameSchedules) {
+  const auto a =
+      sim::expand(coll::generate("bcast:multitree:ranks=7:bytes=1001:root=3:segment=100"));
+  EXPECT_EQ(a, sim::expand(coll::bcast_multitree(7, 1001, 3, 3, 3, 100)));
+  const auto b = sim::expand(coll::generate("bcast:kary_pipeline:ranks=9:bytes=5000:arity=3"));
+  EXPECT_EQ(b, sim::expand(coll::bcast_kary_pipeline(9, 5000, 0, 3, 0)));
+}
+
+TEST(CollPipeline, RefusesTreesThatCannotBeInteriorDisjoint) {
+  try {
+    coll::bcast_multitree(10, 1000, 0, 4, 3);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("need 1 <= trees <= arity"));
+  }
+  EXPECT_THROW(coll::bcast_kary_pipeline(4, 100, 0, 0), Error);
+  EXPECT_THROW(coll::bcast_kary_pipeline(4, 100, 4), Error);
+  EXPECT_THROW(coll::bcast_multitree(4, -1), Error);
+}
+
+}  // namespace
+}  // namespace choreo

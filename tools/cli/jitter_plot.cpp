@@ -1,0 +1,91 @@
+// Heatmaps and curves of a jitter sweep through gnuplot, one data file per figure.
+#include "jitter_plot.hpp"
+
+#include <fmt/core.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+#include "choreo/error.hpp"
+
+namespace choreo::cli {
+
+namespace {
+
+double log2_ranks(const jitter::PointResult& r) { return std::log2(static_cast<double>(r.ranks)); }
+
+void run_gnuplot(const std::string& script, const std::string& output) {
+  FILE* gp = popen("gnuplot", "w");
+  if (gp == nullptr) throw Error("cannot run gnuplot: install it (apt-get install gnuplot)");
+  fmt::print(gp, "{}", script);
+  if (pclose(gp) != 0) throw Error(fmt::format("gnuplot failed to write {}", output));
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!(out << text)) throw Error(fmt::format("cannot write {}", path));
+}
+
+/// A heatmap over (log10 x, log2 P): gnuplot's `with image` needs a regular grid, which a
+/// sweep is; points skipped by the sweep are simply absent.
+void heatmap(const std::vector<JitterPoint>& points, const std::string& x_label,
+             const std::string& dir, const std::string& name, const std::string& title,
+             const std::function<double(const jitter::PointResult&)>& value) {
+  std::string data;
+  for (const auto& p : points)
+    data += fmt::format("{} {} {}\n", std::log10(p.x), log2_ranks(p.result), value(p.result));
+  const std::string data_file = fmt::format("{}/{}.dat", dir, name);
+  const std::string png = fmt::format("{}/{}.png", dir, name);
+  write_file(data_file, data);
+  run_gnuplot(fmt::format("set terminal pngcairo size 800,600 noenhanced\nset output '{}'\n"
+                          "set title '{}'\nset xlabel 'log10({})'\nset ylabel 'log2(P)'\n"
+                          "set palette rgbformulae 33,13,10\nset view map\n"
+                          "plot '{}' using 1:2:3 with image notitle\n",
+                          png, title, x_label, data_file),
+              png);
+}
+
+}  // namespace
+
+void plot_jitter_sweep(const std::vector<JitterPoint>& points, const std::string& x_label,
+                       double curve_x, const std::string& dir) {
+  if (points.empty()) throw Error("the sweep has no points to plot");
+  std::filesystem::create_directories(dir);
+  heatmap(points, x_label, dir, "slowdown", "plain butterfly: time with jitter / without",
+          [](const jitter::PointResult& r) { return r.jitter_slowdown(); });
+  heatmap(points, x_label, dir, "ratio", "best resilient / plain butterfly (below 1: a win)",
+          [](const jitter::PointResult& r) { return r.best() / r.plain(); });
+  heatmap(points, x_label, dir, "best_t", "best T (redundant exchanges)",
+          [](const jitter::PointResult& r) { return static_cast<double>(r.best_t); });
+  // The curve uses the swept x nearest curve_x on a log scale.
+  double nearest = points.front().x;
+  for (const auto& p : points)
+    if (std::abs(std::log(p.x / curve_x)) < std::abs(std::log(nearest / curve_x))) nearest = p.x;
+  std::string data;
+  for (const auto& p : points)
+    if (p.x == nearest)
+      data += fmt::format("{} {} {} {} {} {}\n", log2_ranks(p.result), p.result.plain(),
+                          p.result.best(), p.result.noiseless,
+                          p.result.ring ? *p.result.ring : std::numeric_limits<double>::quiet_NaN(),
+                          p.result.rabenseifner ? *p.result.rabenseifner
+                                                : std::numeric_limits<double>::quiet_NaN());
+  const std::string data_file = dir + "/curve.dat";
+  const std::string png = dir + "/curve.png";
+  write_file(data_file, data);
+  run_gnuplot(fmt::format("set terminal pngcairo size 800,500 noenhanced\nset output '{0}'\n"
+                          "set title '{1} = {2:g}'\nset xlabel 'log2(P)'\nset ylabel 'seconds'\n"
+                          "set logscale y\nset key top left\nset grid\nset datafile missing 'nan'\n"
+                          "plot '{3}' using 1:2 with linespoints title 'plain butterfly', "
+                          "'{3}' using 1:3 with linespoints title 'resilient, best T', "
+                          "'{3}' using 1:4 with lines title 'no jitter', "
+                          "'{3}' using 1:5 with linespoints title 'ring', "
+                          "'{3}' using 1:6 with linespoints title 'Rabenseifner'\n",
+                          png, x_label, nearest, data_file),
+              png);
+}
+
+}  // namespace choreo::cli
