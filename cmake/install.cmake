@@ -1,8 +1,10 @@
 # Install rules and an exported package: another project does
-#   find_package(choreo) and links choreo::choreo (and choreo::mpi for the executor).
+#   find_package(choreo) and links choreo::choreo (and choreo::mpi for the executor,
+#   choreo::persist for persistent collectives, choreo::resilient for the jitter-resilient
+#   allreduce).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS choreo_lib choreo_mpi EXPORT choreoTargets
+install(TARGETS choreo_lib choreo_mpi choreo_persist choreo_resilient EXPORT choreoTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

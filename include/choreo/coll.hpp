@@ -13,9 +13,9 @@
 // Tags are steps: in every generator below the messages with tag s are exactly those of one
 // step, numbered 0, 1, 2, ... in the order they happen (except allreduce_recursive_doubling's
 // fold, tagged k and k+1 though it comes first and last), so a cost model can time a
-// schedule step by step (paper 001). All generators but allreduce_recursive_doubling, bcast_binomial
-// and allgather_ring emit no message of 0 bytes (nor the calc after one): a step whose pieces
-// are empty has no ops, and with bytes == 0 the schedule has none at all.
+// schedule step by step (paper 001). All generators but allreduce_recursive_doubling,
+// bcast_binomial and allgather_ring emit no message of 0 bytes (nor the calc after one): a step
+// whose pieces are empty has no ops, and with bytes == 0 the schedule has none at all.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -174,6 +174,7 @@ sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 ///   allreduce:recdbl               ranks, bytes [, reduce_ns = 0]
 ///   allreduce:ring                 ranks, bytes [, reduce_ns = 0]
 ///   allreduce:rabenseifner         ranks, bytes [, reduce_ns = 0]
+///   allreduce:resilient            ranks, bytes, T [, reduce_ns = 0]  (coll_resilient.hpp)
 ///   bcast:binomial                 ranks, bytes [, root = 0]
 ///   bcast:scatter_allgather        ranks, bytes [, root = 0]
 ///   bcast:kary_pipeline            ranks, bytes [, root = 0, arity = 2, segment = 0]

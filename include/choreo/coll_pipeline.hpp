@@ -3,12 +3,14 @@
 // segments, and each part's segments flow down a k-ary tree one behind the other, so every
 // level of the tree works on a different segment at once. bcast_kary_pipeline is one tree;
 // bcast_multitree is Trinaryx3's idea on a switch: t parts down t trees whose interior
-// nodes are disjoint, so every rank forwards at most one part and the forwarding load (and on
-// a torus, the links) is spread over the ranks.
+// nodes are disjoint, so every rank forwards at most one part and the forwarding load is
+// spread over the ranks; bcast_multitree_torus maps three trees onto a 3-D torus so that
+// no link carries two of them.
 //
 // These generators tag a message with its segment's number g (segments numbered part by
 // part, see Segmentation), not with a step: a pipeline has no global steps, and the number
 // lets a receiver place the bytes (and MPI match them) without knowing the tree.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -58,6 +60,24 @@ struct BroadcastTree {
 /// with trees <= arity those blocks never overlap: each rank is interior in at most one tree.
 BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree);
 
+/// Tree `tree` (0, 1 or 2) of the torus-mapped Trinaryx3 broadcast (paper 003's Fig. 2) on
+/// an A x B x C torus, dims = {A, B, C}, rank r at coordinates (r % A, (r / A) % B, r / (A B)):
+/// choreo sim's linear placement of A B C ranks on `--network torus:AxBxC`. With axes
+/// a = tree, b = tree + 1, c = tree + 2 (mod 3: X-Y-Z, Y-Z-X, Z-X-Y), every edge joins
+/// neighbours:
+///   - the root's a-line is a chain in the + direction of a (its first child);
+///   - from every node of that line a chain in the - direction of b covers the root's ab-plane;
+///   - from every node of that plane a chain in the + direction of c covers the torus,
+///   - except the root's own c-line: its nodes r + i e_c (i >= 1) hear from r + e_b + i e_c
+///     (the next c-line) over its - b link, when axes b and c have 2 or more nodes.
+/// Axis k's links thus go: + on the root's k-line to tree k, + elsewhere to tree k + 1 (its
+/// c-axis, which avoids that line), - to tree k + 2 (its b-axis: plane and detour). Claim
+/// (tests/unit/test_coll_pipeline.cpp): with every dimension >= 3 (so a neighbour is one
+/// hop of dimension-order routing in the intended direction), no directed torus link carries
+/// two trees, whatever the segment or step. The root has two children per tree (its six
+/// links, one tree each), other nodes at most three; depth <= A + B + C - 2.
+BroadcastTree torus_multitree_tree(const std::array<int, 3>& dims, int root, int tree);
+
 /// Hockney's rule for the segment of a pipeline: a part of m bytes cut into S segments goes
 /// down a tree of depth d in about (S + d - 1)(alpha + beta m / S), least at
 /// m / S = sqrt(m alpha / ((d - 1) beta)). With d <= 1 nothing overlaps, so the whole part
@@ -97,5 +117,12 @@ sim::CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root
 /// interior-disjoint trees exist).
 sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root = 0, int trees = 3,
                                      int arity = 3, std::int64_t segment_bytes = 0);
+
+/// bcast_multitree with the three trees mapped onto an A x B x C torus
+/// (torus_multitree_tree): three parts, each pipelined down one tree, with the same ops,
+/// tags and dependencies. segment_bytes == 0 takes hockney_segment_bytes(bytes / 3, the
+/// deepest tree's depth). `choreo generate bcast:multitree:ranks=P:bytes=N:x=A:y=B:z=C`.
+sim::CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
+                                           int root = 0, std::int64_t segment_bytes = 0);
 
 }  // namespace choreo::coll

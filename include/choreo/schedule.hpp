@@ -40,6 +40,14 @@ struct Op {
   int nic = 0;    ///< GOAL's nic number (send and recv only)
   std::vector<std::int64_t> requires_completed;  ///< ids that must have completed (GOAL `requires`)
   std::vector<std::int64_t> requires_started;    ///< ids that must have started (GOAL `irequires`)
+  /// A first-of group: ids of which at least one must have completed (empty: no such
+  /// condition). It adds to the two lists above, which must all be met as well, so an op
+  /// starts once every `requires_completed` op completed, every `requires_started` op
+  /// started and, if the group is non-empty, its first member completed. The other members
+  /// still run to completion (a redundant copy still arrives); they just gate nothing here.
+  /// GOAL has no such dependency: its writer keeps only the first member as a `requires`
+  /// (docs/formats.md), so list the member the op waits for without noise first.
+  std::vector<std::int64_t> requires_any;
 
   friend bool operator==(const Op&, const Op&) = default;
 
@@ -66,6 +74,7 @@ struct Schedule {
 };
 
 /// "send 64 B to 3 tag 0", "recv 64 B from any tag 2", "delay 400000 ns": for error messages.
+/// An op with a first-of group says so: "calc 0 ns, after the first of ops 5, 9".
 std::string describe(const Op& op);
 
 }  // namespace choreo

@@ -21,7 +21,8 @@ struct MessageMatch {
 /// message matching (by source, tag and order, MPI's non-overtaking rule; wildcard receives
 /// take the earliest compatible unmatched send); size mismatches; and deadlock across ranks
 /// (an op that can never start because the message it waits for is sent only after it).
-/// Returns the matching it found.
+/// A first-of group (Op::requires_any) is met by any one member: it closes a cycle or a
+/// deadlock only when all its members are stuck. Returns the matching it found.
 std::vector<MessageMatch> validate(const Schedule& schedule);
 
 }  // namespace choreo

@@ -1,4 +1,5 @@
-// Trinaryx3-like broadcast: parts pipelined in segments down interior-disjoint k-ary trees.
+// Trinaryx3-like broadcast: parts pipelined in segments down interior-disjoint k-ary trees, or
+// down three link-disjoint trees on a 3-D torus.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -42,8 +43,21 @@ sim::CompactSchedule pipelined_trees(const char* generator, int ranks, std::int6
   // Tree 0 first: it checks trees and arity before the loop relies on them.
   std::vector<BroadcastTree> shapes{multitree_tree(ranks, root, arity, trees, 0)};
   for (int t = 1; t < trees; ++t) shapes.push_back(multitree_tree(ranks, root, arity, trees, t));
-  if (segment_bytes == 0)
-    segment_bytes = hockney_segment_bytes(bytes / trees, shapes.front().depth);
+  return pipelined_trees(generator, bytes, shapes, segment_bytes);
+}
+
+sim::CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
+                                     const std::vector<BroadcastTree>& shapes,
+                                     std::int64_t segment_bytes) {
+  check_non_negative(generator, "bytes", bytes);
+  check_non_negative(generator, "segment", segment_bytes);
+  const int trees = static_cast<int>(shapes.size());
+  const int ranks = static_cast<int>(shapes.front().parent.size());
+  if (segment_bytes == 0) {
+    int depth = 0;
+    for (const BroadcastTree& shape : shapes) depth = std::max(depth, shape.depth);
+    segment_bytes = hockney_segment_bytes(bytes / trees, depth);
+  }
   const Segmentation segments(bytes, trees, segment_bytes);
   const auto messages =
       static_cast<std::uint64_t>(segments.count()) * static_cast<std::uint64_t>(ranks - 1);
@@ -76,6 +90,17 @@ sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root, in
                                      std::int64_t segment_bytes) {
   return detail::pipelined_trees("bcast_multitree", ranks, bytes, root, trees, arity,
                                  segment_bytes);
+}
+
+sim::CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
+                                           int root, std::int64_t segment_bytes) {
+  constexpr const char* kName = "bcast_multitree_torus";
+  detail::check_non_negative(kName, "bytes", bytes);
+  detail::check_non_negative(kName, "segment", segment_bytes);
+  // Tree 0 first: it checks the dimensions and the root.
+  std::vector<BroadcastTree> shapes{torus_multitree_tree(dims, root, 0)};
+  for (int t = 1; t < 3; ++t) shapes.push_back(torus_multitree_tree(dims, root, t));
+  return detail::pipelined_trees(kName, bytes, shapes, segment_bytes);
 }
 
 }  // namespace choreo::coll

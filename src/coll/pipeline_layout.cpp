@@ -70,6 +70,61 @@ BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree
   return out;
 }
 
+BroadcastTree torus_multitree_tree(const std::array<int, 3>& dims, int root, int tree) {
+  std::int64_t nodes = 1;
+  for (int n : dims) {
+    if (n < 1)
+      throw Error(fmt::format("torus dimensions must be 1 or more, not {}x{}x{}", dims[0], dims[1],
+                              dims[2]));
+    nodes *= n;
+  }
+  if (nodes > std::numeric_limits<int>::max())
+    throw Error(fmt::format("a {}x{}x{} torus has more ranks than an int counts", dims[0], dims[1],
+                            dims[2]));
+  const int ranks = static_cast<int>(nodes);
+  detail::check_root("torus_multitree_tree", ranks, root);
+  if (tree < 0 || tree > 2)
+    throw Error(fmt::format("tree {} is not one of the torus trees 0, 1, 2", tree));
+  const std::array<int, 3> stride{1, dims[0], dims[0] * dims[1]};
+  // The rank `hops` neighbours away from r along `axis` (negative: the - direction), wrapping.
+  auto step = [&](int r, std::size_t axis, int hops) {
+    const int n = dims[axis], at = (r / stride[axis]) % n;
+    return r + (((at + hops) % n + n) % n - at) * stride[axis];
+  };
+  const auto a = static_cast<std::size_t>(tree), b = (a + 1) % 3, c = (a + 2) % 3;
+  BroadcastTree out;
+  out.parent.assign(static_cast<std::size_t>(ranks), -1);
+  out.children.resize(static_cast<std::size_t>(ranks));
+  std::vector<int> depth(static_cast<std::size_t>(ranks), 0);
+  // Parents are always added before their children, so depths are known when needed. Edges
+  // are added line by line in the order a, b, c, detour: a node's children go in that order.
+  auto edge = [&](int from, int to) {
+    out.parent[static_cast<std::size_t>(to)] = from;
+    out.children[static_cast<std::size_t>(from)].push_back(to);
+    depth[static_cast<std::size_t>(to)] = depth[static_cast<std::size_t>(from)] + 1;
+    out.depth = std::max(out.depth, depth[static_cast<std::size_t>(to)]);
+  };
+  for (int i = 0; i + 1 < dims[a]; ++i) edge(step(root, a, i), step(root, a, i + 1));
+  for (int i = 0; i < dims[a]; ++i) {
+    const int line = step(root, a, i);
+    for (int j = 0; j + 1 < dims[b]; ++j) edge(step(line, b, -j), step(line, b, -j - 1));
+  }
+  // The root's c-line is the root's line of tree c's own a-axis, whose + links tree c takes;
+  // this tree reaches it from the next c-line over - b links, which no other tree uses there.
+  const bool detour = dims[b] >= 2 && dims[c] >= 2;
+  for (int i = 0; i < dims[a]; ++i)
+    for (int j = 0; j < dims[b]; ++j) {
+      const int start = step(step(root, a, i), b, -j);
+      if (detour && start == root) continue;
+      for (int k = 0; k + 1 < dims[c]; ++k) edge(step(start, c, k), step(start, c, k + 1));
+    }
+  if (detour) {
+    const int beside = step(root, b, 1);
+    for (int k = 1; k < dims[c]; ++k) edge(step(beside, c, k), step(root, c, k));
+  }
+  return out;
+}
+
 std::int64_t hockney_segment_bytes(std::int64_t part_bytes, int depth, double alpha, double beta) {
   if (!(alpha > 0) || !(beta > 0))
     throw Error(

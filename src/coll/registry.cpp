@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <functional>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "choreo/coll.hpp"
 #include "choreo/coll_pipeline.hpp"
+#include "choreo/coll_resilient.hpp"
 #include "choreo/error.hpp"
 #include "choreo/text.hpp"
 
@@ -39,6 +41,26 @@ std::int64_t value_or(const Values& values, std::string_view key, std::int64_t f
   return it == values.end() ? fallback : it->second;
 }
 
+/// bcast:multitree, or with x=A:y=B:z=C its three trees mapped onto that torus.
+sim::CompactSchedule multitree(const Values& v) {
+  const int ranks = as_int(v, "ranks"), root = as_int(v, "root", 0);
+  const std::int64_t segment = value_or(v, "segment", 0);
+  if (!v.contains("x") && !v.contains("y") && !v.contains("z"))
+    return bcast_multitree(ranks, v.at("bytes"), root, as_int(v, "parts", 3), as_int(v, "arity", 3),
+                           segment);
+  if (v.contains("parts") || v.contains("arity"))
+    throw Error(
+        "bcast:multitree on a torus (x=, y=, z=) always has three trees; drop parts= "
+        "and arity=");
+  const std::array<int, 3> dims{as_int(v, "x", 1), as_int(v, "y", 1), as_int(v, "z", 1)};
+  if (std::int64_t{dims[0]} * dims[1] * dims[2] != ranks)
+    throw Error(
+        fmt::format("bcast:multitree: ranks={} but the torus x={} y={} z={} has {} nodes; "
+                    "pass ranks=x*y*z",
+                    ranks, dims[0], dims[1], dims[2], std::int64_t{dims[0]} * dims[1] * dims[2]));
+  return bcast_multitree_torus(dims, v.at("bytes"), root, segment);
+}
+
 const std::vector<Generator>& generators() {
   static const std::vector<Generator> table = {
       {"allreduce",
@@ -63,6 +85,14 @@ const std::vector<Generator>& generators() {
        [](const Values& v) {
          return allreduce_rabenseifner(as_int(v, "ranks"), v.at("bytes"),
                                        value_or(v, "reduce_ns", 0));
+       }},
+      {"allreduce",
+       "resilient",
+       {"ranks", "bytes", "T"},
+       {"reduce_ns"},
+       [](const Values& v) {
+         return allreduce_resilient(as_int(v, "ranks"), v.at("bytes"), as_int(v, "T"),
+                                    value_or(v, "reduce_ns", 0));
        }},
       {"bcast",
        "binomial",
@@ -89,12 +119,8 @@ const std::vector<Generator>& generators() {
       {"bcast",
        "multitree",
        {"ranks", "bytes"},
-       {"root", "parts", "arity", "segment"},
-       [](const Values& v) {
-         return bcast_multitree(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
-                                as_int(v, "parts", 3), as_int(v, "arity", 3),
-                                value_or(v, "segment", 0));
-       }},
+       {"root", "parts", "arity", "segment", "x", "y", "z"},
+       multitree},
       {"allgather",
        "ring",
        {"ranks", "bytes"},

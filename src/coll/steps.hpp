@@ -148,11 +148,57 @@ struct Fold {
   int real_rank(int virtual_rank) const {
     return virtual_rank < rem ? 2 * virtual_rank : virtual_rank + rem;
   }
+  /// Tags of allreduce_recursive_doubling's fold, after the butterfly's 0..rounds-1 so its
+  /// messages can never match a round's.
+  int fold_in_tag() const { return rounds; }
+  int fold_out_tag() const { return rounds + 1; }
   /// Real ranks behind virtual ranks [first, last): one each, two for those below rem.
   std::int64_t real_ranks(std::int64_t first, std::int64_t last) const {
     return (last - first) + std::max<std::int64_t>(0, std::min<std::int64_t>(last, rem) - first);
   }
 };
+
+/// The butterfly rounds of virtual rank v (allreduce_recursive_doubling's, paper 004's):
+/// round i exchanges `bytes` with v XOR 2^i (tag i) and reduces; round 0 requires `after`
+/// unless it is kNoOp. Returns the last round's calc (or `after` when there are no rounds).
+inline std::uint32_t butterfly_rounds(sim::CompactBuilder& b, const Fold& f, int v,
+                                      std::int64_t bytes, std::int64_t reduce_ns,
+                                      std::uint32_t after) {
+  std::uint32_t previous = after;
+  for (int i = 0; i < f.rounds; ++i) {
+    const int partner = f.real_rank(v ^ (1 << i));
+    const std::uint32_t send = b.send(partner, bytes, i);
+    const std::uint32_t recv = b.recv(partner, bytes, i);
+    if (previous != kNoOp) {
+      // The buffer sent and received into holds the previous round's reduction.
+      b.requires_completed(send, previous);
+      b.requires_completed(recv, previous);
+    }
+    const std::uint32_t calc = b.calc(reduce_ns);
+    b.requires_completed(calc, recv);
+    b.requires_completed(calc, send);
+    previous = calc;
+  }
+  return previous;
+}
+
+/// Rank 2j+1 of a folded pair (allreduce's fold): hands its vector to 2j (tag fold_in_tag)
+/// and receives the result back (tag fold_out_tag) into the buffer it just sent.
+inline void fold_hand_off(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t bytes) {
+  const std::uint32_t send = b.send(r - 1, bytes, f.fold_in_tag());
+  const std::uint32_t recv = b.recv(r - 1, bytes, f.fold_out_tag());
+  b.requires_completed(recv, send);
+}
+
+/// Rank 2j of a folded pair: receives 2j+1's vector and reduces it; returns that calc, which
+/// the butterfly's round 0 then requires. The result goes back with tag fold_out_tag.
+inline std::uint32_t fold_take_in(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t bytes,
+                                  std::int64_t reduce_ns) {
+  const std::uint32_t recv = b.recv(r + 1, bytes, f.fold_in_tag());
+  const std::uint32_t calc = b.calc(reduce_ns);
+  b.requires_completed(calc, recv);
+  return calc;
+}
 
 /// nanoseconds * part / whole rounded to the nearest integer (halves up); 0 when whole is 0.
 /// Exact for every 64-bit input (128-bit intermediate).

@@ -3,7 +3,9 @@
 // The writer emits plain GOAL that LogGOPSim's txt2bin accepts: every op gets a label
 // (l<id>), dependencies go at the end of the rank block, and whatever GOAL cannot say
 // (delay, copy, slots, buffer regions, the algorithm name) travels in `// @choreo key=value`
-// comment lines of their own, since txt2bin does not accept a comment after an op.
+// comment lines of their own, since txt2bin does not accept a comment after an op. A
+// first-of group (Op::requires_any), which GOAL cannot say at all, becomes a `requires` on
+// its first member for LogGOPSim plus an annotation that lets choreo restore the group.
 //
 // The reader is a hand-written single-pass scanner over a string_view (linear in the input;
 // no regex) so that multi-million-line files load quickly. It is lenient where GOAL allows
@@ -16,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
@@ -221,7 +224,7 @@ void check_ids(int rank, const Program& program) {
     }
   }
   for (const Op& op : program.ops) {
-    for (const auto* list : {&op.requires_completed, &op.requires_started}) {
+    for (const auto* list : {&op.requires_completed, &op.requires_started, &op.requires_any}) {
       for (const std::int64_t dependency : *list) {
         if (ids.count(dependency) == 0) {
           fail_unwritable(rank, op,
@@ -240,8 +243,42 @@ void append_key(std::string& keys, std::string_view key, std::int64_t value) {
   append_number(keys, value);
 }
 
+// The member of op's first-of group that GOAL's `requires` keeps in the group's place: the
+// first, which by the IR's convention is the one the op waits for when nothing is delayed,
+// so LogGOPSim times the schedule as if no redundant copy ever won (an upper bound on
+// choreo's time). Requiring every member instead would wait for the slowest copy. None
+// when a member is already required: the group is then met whenever the op may start, and
+// GOAL's `requires` say exactly the same.
+std::optional<std::int64_t> goal_stand_in(const Op& op) {
+  if (op.requires_any.empty()) return std::nullopt;
+  for (const std::int64_t member : op.requires_any)
+    if (std::find(op.requires_completed.begin(), op.requires_completed.end(), member) !=
+        op.requires_completed.end())
+      return std::nullopt;
+  return op.requires_any.front();
+}
+
+void append_labels(std::string& out, const std::vector<std::int64_t>& ids,
+                   std::string_view separator) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) out += separator;
+    append_label(out, ids[i]);
+  }
+}
+
 // Writes the `// @choreo` line for what the GOAL op line cannot carry; nothing if defaults.
+// A first-of group also gets an ordinary comment saying what LogGOPSim will not see.
 void write_annotation(std::string& out, const Op& op) {
+  const std::optional<std::int64_t> stand_in = goal_stand_in(op);
+  if (stand_in) {
+    out += "// first-of: choreo starts ";
+    append_label(out, op.id);
+    out += " once the first of ";
+    append_labels(out, op.requires_any, ", ");
+    out += " completed; GOAL has no such dependency, so LogGOPSim waits for ";
+    append_label(out, *stand_in);
+    out += " alone\n";
+  }
   std::string keys;
   if (op.kind == OpKind::Delay) keys += " op=delay";
   if (op.kind == OpKind::Copy) {
@@ -253,6 +290,14 @@ void write_annotation(std::string& out, const Op& op) {
   if (op.region.offset != 0) append_key(keys, "offset", op.region.offset);
   if (op.source.buffer != kAutoBuffer) append_key(keys, "src_buf", op.source.buffer);
   if (op.source.offset != 0) append_key(keys, "src_offset", op.source.offset);
+  if (!op.requires_any.empty()) {
+    keys += " requires_any=";
+    append_labels(keys, op.requires_any, ",");
+  }
+  if (stand_in) {
+    keys += " goal_requires=";
+    append_label(keys, *stand_in);
+  }
   if (keys.empty()) return;
   out += "// ";
   out += kAnnotationMark;
@@ -297,6 +342,7 @@ void write_dependencies(std::string& out, const Op& op) {
   };
   write(op.requires_completed, " requires ");
   write(op.requires_started, " irequires ");
+  if (const auto stand_in = goal_stand_in(op)) write({*stand_in}, " requires ");
 }
 
 void write_rank(std::string& out, int rank, const Program& program) {
@@ -469,6 +515,9 @@ struct PendingAnnotation {
   std::optional<std::int64_t> offset;
   std::optional<int> source_buffer;
   std::optional<std::int64_t> source_offset;
+  // A first-of group, as labels resolved when the block ends (members may come later).
+  std::optional<std::vector<std::string_view>> any_labels;
+  std::optional<std::string_view> goal_requires;  // the `requires` standing in for the group
 };
 
 struct KeyValue {
@@ -511,7 +560,28 @@ void set_annotation_number(std::optional<Int>& field, const KeyValue& pair, Line
 }
 
 constexpr std::string_view kKnownKeys =
-    "algorithm, op, bytes, slot, buf, offset, src_buf, src_offset";
+    "algorithm, op, bytes, slot, buf, offset, src_buf, src_offset, requires_any, goal_requires";
+
+// A GOAL label as an annotation value: checked here, resolved when the block ends.
+std::string_view annotation_label(std::string_view label, std::string_view key, Line line) {
+  if (!is_identifier(label)) {
+    fail_at(line, "'" + std::string(key) + "=' takes op labels such as l5, found " + quoted(label));
+  }
+  return label;
+}
+
+void set_any_labels(PendingAnnotation& pending, const KeyValue& pair, Line line) {
+  if (pending.any_labels) fail_at(line, "'requires_any=' is given twice for the same op");
+  std::vector<std::string_view> labels;
+  std::string_view rest = pair.value;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    labels.push_back(annotation_label(rest.substr(0, comma), pair.key, line));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  pending.any_labels = std::move(labels);
+}
 
 // Adds one annotation line's op keys to `pending`.
 void add_op_keys(PendingAnnotation& pending, const Token& token) {
@@ -540,6 +610,13 @@ void add_op_keys(PendingAnnotation& pending, const Token& token) {
       set_annotation_number(pending.source_buffer, pair, token.line);
     } else if (pair.key == "src_offset") {
       set_annotation_number(pending.source_offset, pair, token.line);
+    } else if (pair.key == "requires_any") {
+      set_any_labels(pending, pair, token.line);
+    } else if (pair.key == "goal_requires") {
+      if (pending.goal_requires) {
+        fail_at(token.line, "'goal_requires=' is given twice for the same op");
+      }
+      pending.goal_requires = annotation_label(pair.value, pair.key, token.line);
     } else if (pair.key == "algorithm") {
       fail_at(token.line, "'@choreo algorithm=' belongs outside rank blocks, before 'num_ranks'");
     } else {
@@ -594,6 +671,13 @@ struct Block {
     bool started;  // irequires
   };
   std::vector<Dependency> dependencies;
+  struct AnyGroup {
+    std::size_t dependent;
+    std::vector<std::string_view> labels;
+    std::optional<std::string_view> goal_requires;
+    Line line;  // of the annotation
+  };
+  std::vector<AnyGroup> any_groups;
   PendingAnnotation pending;
 };
 
@@ -852,6 +936,15 @@ class GoalParser {
       parse_calc(op);
     }
     apply_annotation(block.pending, op);
+    if (block.pending.goal_requires && !block.pending.any_labels) {
+      fail_at(block.pending.line,
+              "'goal_requires=' names the `requires` that stands in for a 'requires_any=' "
+              "group; give the group too, or drop it");
+    }
+    if (block.pending.any_labels) {
+      block.any_groups.push_back({block.ops.size(), std::move(*block.pending.any_labels),
+                                  block.pending.goal_requires, block.pending.line});
+    }
     block.pending = PendingAnnotation{};
     add_op(block, std::move(op), label);
   }
@@ -969,7 +1062,38 @@ class GoalParser {
       auto& list = dependency.started ? op.requires_started : op.requires_completed;
       list.push_back(block.ops[dependency.target].id);
     }
+    for (const Block::AnyGroup& group : block.any_groups) resolve_any_group(block, group);
     schedule_.programs[static_cast<std::size_t>(block.rank)].ops = std::move(block.ops);
+  }
+
+  // Turns a group's labels into ids and drops the `requires` the writer put in its place,
+  // so that choreo's GOAL round trip gives back the group and nothing else.
+  void resolve_any_group(Block& block, const Block::AnyGroup& group) const {
+    Op& op = block.ops[group.dependent];
+    const auto id_of = [&](std::string_view label) {
+      const auto it = block.labels.find(label);
+      if (it == block.labels.end()) {
+        fail_at(group.line, "'requires_any=' names label " + quoted(label) + ", which rank " +
+                                rank_text(block) + "'s block does not define");
+      }
+      return block.ops[it->second.op_index].id;
+    };
+    for (const std::string_view label : group.labels) op.requires_any.push_back(id_of(label));
+    if (!group.goal_requires) return;
+    const std::int64_t stand_in = id_of(*group.goal_requires);
+    if (std::find(op.requires_any.begin(), op.requires_any.end(), stand_in) ==
+        op.requires_any.end()) {
+      fail_at(group.line, "'goal_requires=" + std::string(*group.goal_requires) +
+                              "' must name a member of the 'requires_any=' group");
+    }
+    auto& required = op.requires_completed;
+    const auto it = std::find(required.rbegin(), required.rend(), stand_in);
+    if (it == required.rend()) {
+      fail_at(group.line, "'goal_requires=" + std::string(*group.goal_requires) +
+                              "' but the op has no 'requires " + std::string(*group.goal_requires) +
+                              "' line; add it (it is what LogGOPSim sees of the group)");
+    }
+    required.erase(std::next(it).base());
   }
 
   std::size_t text_size_;

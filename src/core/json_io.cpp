@@ -89,15 +89,15 @@ OpKind parse_kind(const json& object, const std::string& path) {
 }
 
 const std::set<std::string>& allowed_keys(OpKind kind) {
-  static const std::set<std::string> message{"id",  "op",  "peer",     "bytes",
-                                             "tag", "buf", "offset",   "slot",
-                                             "cpu", "nic", "requires", "irequires"};
+  static const std::set<std::string> message{"id",       "op",        "peer",        "bytes", "tag",
+                                             "buf",      "offset",    "slot",        "cpu",   "nic",
+                                             "requires", "irequires", "requires_any"};
   // GOAL gives a calc a cpu but no nic; so do delay and copy, which travel as calcs.
-  static const std::set<std::string> timed{"id",  "op",       "seconds",  "slot",
-                                           "cpu", "requires", "irequires"};
+  static const std::set<std::string> timed{"id",  "op",       "seconds",   "slot",
+                                           "cpu", "requires", "irequires", "requires_any"};
   static const std::set<std::string> copy{"id",     "op",       "bytes",      "buf",
                                           "offset", "src_buf",  "src_offset", "slot",
-                                          "cpu",    "requires", "irequires"};
+                                          "cpu",    "requires", "irequires",  "requires_any"};
   switch (kind) {
     case OpKind::Send:
     case OpKind::Recv:
@@ -137,6 +137,7 @@ Op parse_op(const json& object, const std::string& path) {
   op.nic = get_int_or<int>(object, where, "nic", 0);
   op.requires_completed = get_ids(object, where, "requires");
   op.requires_started = get_ids(object, where, "irequires");
+  op.requires_any = get_ids(object, where, "requires_any");
   return op;
 }
 
@@ -164,6 +165,7 @@ ordered_json op_to_json(const Op& op) {
   if (op.nic != 0) j["nic"] = op.nic;
   if (!op.requires_completed.empty()) j["requires"] = op.requires_completed;
   if (!op.requires_started.empty()) j["irequires"] = op.requires_started;
+  if (!op.requires_any.empty()) j["requires_any"] = op.requires_any;
   return j;
 }
 

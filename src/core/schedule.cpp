@@ -1,6 +1,7 @@
 #include "choreo/schedule.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace choreo {
 
@@ -36,9 +37,8 @@ std::int64_t Schedule::message_bytes() const {
 
 namespace {
 std::string any_or(int value) { return value == kAny ? std::string("any") : std::to_string(value); }
-}  // namespace
 
-std::string describe(const Op& op) {
+std::string describe_kind(const Op& op) {
   switch (op.kind) {
     case OpKind::Send:
       return fmt::format("send {} B to {} tag {}", op.bytes, op.peer, op.tag);
@@ -51,6 +51,15 @@ std::string describe(const Op& op) {
       return fmt::format("copy {} B", op.bytes);
   }
   return "unknown op";
+}
+}  // namespace
+
+std::string describe(const Op& op) {
+  if (op.requires_any.empty()) return describe_kind(op);
+  // The group decides when the op may start, which is what an error about it is usually
+  // about (a deadlock, a cycle), so it is part of the description.
+  return fmt::format("{}, after the first of ops {}", describe_kind(op),
+                     fmt::join(op.requires_any, ", "));
 }
 
 }  // namespace choreo

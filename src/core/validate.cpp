@@ -80,27 +80,44 @@ IdIndex index_ids(int rank, const Program& program) {
 }
 
 void check_dependencies_exist(int rank, const Program& program, const IdIndex& index) {
-  for (const Op& op : program.ops)
-    for (const auto* deps : {&op.requires_completed, &op.requires_started})
+  for (const Op& op : program.ops) {
+    for (const auto* deps : {&op.requires_completed, &op.requires_started, &op.requires_any})
       for (std::int64_t dep : *deps)
         if (!index.contains(dep))
           fail(rank, op,
-               fmt::format("depends on op {}, which rank {} does not have; name an existing id",
-                           dep, rank));
+               fmt::format("depends on op {}{}, which rank {} does not have; name an existing id",
+                           dep, deps == &op.requires_any ? " (in requires_any)" : "", rank));
+    // A member that is the op itself could only ever be met by another member: it says
+    // nothing, and is most likely a wrong id.
+    if (std::ranges::find(op.requires_any, op.id) != op.requires_any.end())
+      fail(rank, op,
+           fmt::format("lists itself (op {}) in its requires_any group; an op cannot wait for "
+                       "itself, drop the id",
+                       op.id));
+  }
 }
 
-/// Kahn's algorithm per rank; on failure walks back along unfinished dependencies to
-/// print one cycle.
+/// Kahn's algorithm per rank, a first-of group counting as one dependency that its first
+/// member to finish meets (so a group is stuck only when all its members are); on failure
+/// walks back along unfinished dependencies to print one cycle.
 void check_no_cycle(int rank, const Program& program, const IdIndex& index) {
   const std::size_t n = program.ops.size();
-  std::vector<std::vector<std::size_t>> dependents(n);
+  std::vector<std::vector<std::size_t>> dependents(n), any_dependents(n);
   std::vector<std::size_t> pending(n, 0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (const auto* deps : {&program.ops[i].requires_completed, &program.ops[i].requires_started})
+  std::vector<char> any_open(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Op& op = program.ops[i];
+    for (const auto* deps : {&op.requires_completed, &op.requires_started})
       for (std::int64_t dep : *deps) {
         dependents[index.at(dep)].push_back(i);
         ++pending[i];
       }
+    for (std::int64_t dep : op.requires_any) any_dependents[index.at(dep)].push_back(i);
+    if (!op.requires_any.empty()) {
+      any_open[i] = 1;
+      ++pending[i];
+    }
+  }
   std::vector<std::size_t> ready;
   for (std::size_t i = 0; i < n; ++i)
     if (pending[i] == 0) ready.push_back(i);
@@ -111,6 +128,11 @@ void check_no_cycle(int rank, const Program& program, const IdIndex& index) {
     ++done;
     for (std::size_t d : dependents[i])
       if (--pending[d] == 0) ready.push_back(d);
+    for (std::size_t d : any_dependents[i]) {
+      if (!any_open[d]) continue;  // an earlier member met the group
+      any_open[d] = 0;
+      if (--pending[d] == 0) ready.push_back(d);
+    }
   }
   if (done == n) return;
 
@@ -126,12 +148,17 @@ void check_no_cycle(int rank, const Program& program, const IdIndex& index) {
     for (const auto* deps : {&op.requires_completed, &op.requires_started})
       for (std::int64_t dep : *deps)
         if (pending[index.at(dep)] != 0) next = index.at(dep);
+    // An open group: every member is unfinished, any of them continues the cycle.
+    if (next == at && any_open[at]) next = index.at(op.requires_any.front());
     at = next;
   }
   auto start = std::find(path.begin(), path.end(), at);
   std::string cycle;
   for (auto it = start; it != path.end(); ++it)
-    cycle += fmt::format("op {} waits for ", program.ops[*it].id);
+    // Only the group is left (pending 1): the walk went on through one of its members.
+    cycle += fmt::format(
+        "op {} waits for {}", program.ops[*it].id,
+        any_open[*it] && pending[*it] == 1 ? "its requires_any group (all stuck), e.g. " : "");
   cycle += fmt::format("op {}", program.ops[at].id);
   fail(rank, program.ops[at],
        fmt::format("dependency cycle: {}; remove one of these dependencies", cycle));
@@ -285,6 +312,8 @@ class DeadlockCheck {
     }
     on_complete_.resize(n);
     on_start_.resize(n);
+    on_any_.resize(n);
+    any_open_.assign(n, 0);
     pending_.assign(n, 0);
     started_.assign(n, 0);
     completed_.assign(n, 0);
@@ -297,7 +326,10 @@ class DeadlockCheck {
           on_complete_[node(r, index.at(dep))].push_back(node(r, i));
         for (auto dep : ops[i].requires_started)
           on_start_[node(r, index.at(dep))].push_back(node(r, i));
-        pending_[node(r, i)] = ops[i].requires_completed.size() + ops[i].requires_started.size();
+        for (auto dep : ops[i].requires_any) on_any_[node(r, index.at(dep))].push_back(node(r, i));
+        any_open_[node(r, i)] = ops[i].requires_any.empty() ? 0 : 1;
+        pending_[node(r, i)] = ops[i].requires_completed.size() + ops[i].requires_started.size() +
+                               (ops[i].requires_any.empty() ? 0u : 1u);
       }
     }
   }
@@ -344,6 +376,13 @@ class DeadlockCheck {
   void complete(std::size_t v) {
     completed_[v] = 1;
     for (std::size_t d : on_complete_[v]) release(d);
+    // Completion is monotone, so meeting a group by whichever member completes first here
+    // decides exactly what MPI could run, in any order of completions.
+    for (std::size_t d : on_any_[v]) {
+      if (!any_open_[d]) continue;
+      any_open_[d] = 0;
+      release(d);
+    }
   }
 
   /// Why is v stuck? Either it never started (an unfinished dependency of its rank) or it
@@ -352,12 +391,16 @@ class DeadlockCheck {
     if (started_[v]) return partner_[v];
     int r = rank_of(v);
     const Op& o = op(v);
+    const auto& ops = s_.programs[r].ops;
     for (const auto* deps : {&o.requires_completed, &o.requires_started})
       for (auto dep : *deps) {
-        const auto& ops = s_.programs[r].ops;
         for (std::size_t i = 0; i < ops.size(); ++i)
           if (ops[i].id == dep && !completed_[node(r, i)]) return node(r, i);
       }
+    // An open first-of group: no member completed, so its first stands for all of them.
+    if (any_open_[v])
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].id == o.requires_any.front()) return node(r, i);
     return v;
   }
 
@@ -383,9 +426,10 @@ class DeadlockCheck {
   const Schedule& s_;
   std::vector<std::size_t> first_;
   std::vector<std::size_t> partner_;
-  std::vector<std::vector<std::size_t>> on_complete_, on_start_;
+  std::vector<std::vector<std::size_t>> on_complete_, on_start_, on_any_;
   std::vector<std::size_t> pending_;
   std::vector<char> started_, completed_;
+  std::vector<char> any_open_;  ///< per op: its first-of group waits for its first member
   std::vector<std::size_t> ready_;
 };
 

@@ -115,10 +115,12 @@ class Requests {
   std::vector<MPI_Request> requests_;
 };
 
-/// Which ops wait on which: compressed lists of dependents, by op index.
+/// Which ops wait on which: lists of dependents, by op index. A first-of group
+/// (Op::requires_any) counts as one dependency, met by the first member to complete.
 struct DependencyLists {
   std::vector<std::size_t> waiting;  ///< dependencies each op has
-  std::vector<std::vector<std::size_t>> on_start, on_complete;
+  std::vector<std::vector<std::size_t>> on_start, on_complete, on_any;
+  std::vector<char> has_any;  ///< the op has a first-of group
 
   explicit DependencyLists(const Program& program) {
     const auto& ops = program.ops;
@@ -127,10 +129,15 @@ struct DependencyLists {
     waiting.assign(ops.size(), 0);
     on_start.resize(ops.size());
     on_complete.resize(ops.size());
+    on_any.resize(ops.size());
+    has_any.assign(ops.size(), 0);
     for (std::size_t i = 0; i < ops.size(); ++i) {
       for (auto dep : ops[i].requires_completed) on_complete[index.at(dep)].push_back(i);
       for (auto dep : ops[i].requires_started) on_start[index.at(dep)].push_back(i);
-      waiting[i] = ops[i].requires_completed.size() + ops[i].requires_started.size();
+      for (auto dep : ops[i].requires_any) on_any[index.at(dep)].push_back(i);
+      has_any[i] = ops[i].requires_any.empty() ? 0 : 1;
+      waiting[i] = ops[i].requires_completed.size() + ops[i].requires_started.size() +
+                   static_cast<std::size_t>(has_any[i]);
     }
   }
 };
@@ -181,11 +188,24 @@ class RankProgram {
       for (std::size_t d : dependents)
         if (--waiting[d] == 0) ready.push(d);
     };
+    // Groups still waiting for their first member. The later members are still started and
+    // waited for like every op (a redundant copy still arrives, and verify() checks it); they
+    // just release nothing more.
+    std::vector<char> any_open = deps_.has_any;
+    std::size_t completed = 0;
+    auto complete = [&](std::size_t i) {
+      release(deps_.on_complete[i]);
+      for (std::size_t d : deps_.on_any[i]) {
+        if (!any_open[d]) continue;
+        any_open[d] = 0;
+        if (--waiting[d] == 0) ready.push(d);
+      }
+      ++completed;
+    };
     std::vector<MPI_Request> active;
     std::vector<std::size_t> owner;
     std::vector<int> finished(n);
     std::vector<MPI_Status> statuses(n);
-    std::size_t completed = 0;
     while (completed < n) {
       while (!ready.empty()) {
         std::size_t i = ready.top();
@@ -204,8 +224,7 @@ class RankProgram {
           std::memmove(buffers_.data(i, op.bytes).data(), buffers_.source(i, op.bytes).data(),
                        static_cast<std::size_t>(op.bytes));
         release(deps_.on_start[i]);
-        release(deps_.on_complete[i]);
-        ++completed;
+        complete(i);
       }
       if (completed == n) break;
       if (active.empty())
@@ -219,8 +238,7 @@ class RankProgram {
       for (int k = 0; k < count; ++k) {
         std::size_t i = owner[finished[k]];
         status_[i] = statuses[k];
-        release(deps_.on_complete[i]);
-        ++completed;
+        complete(i);
       }
       // Drop what completed; Waitsome reports indices in any order.
       std::sort(finished.begin(), finished.begin() + count, std::greater<>());

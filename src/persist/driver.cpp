@@ -62,7 +62,8 @@ std::byte* Driver::address(const Place& place) {
 
 void Driver::begin() {
   if (plan_.initial_copy_bytes > 0 && buffers_.send != nullptr)
-    std::memcpy(address({BufferId::User, plan_.initial_copy_offset}), buffers_.send,
+    std::memcpy(address({BufferId::User, plan_.initial_copy_offset}),
+                address({BufferId::Send, plan_.initial_copy_source_offset}),
                 static_cast<std::size_t>(plan_.initial_copy_bytes));
   completed_ = 0;
   active_.clear();

@@ -43,6 +43,10 @@ Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int
     command.dependencies = schedule.dependency_count(op);
     schedule.for_each_started_dependent(
         op, [&](sim::OpIndex) { unsupported(plan.algorithm, "an irequires dependency"); });
+    // A first-of group (Op::requires_any) would need commands released by whichever member
+    // completes first; the dependency counts here release on all, so it would hang.
+    schedule.for_each_any_dependent(
+        op, [&](sim::OpIndex) { unsupported(plan.algorithm, "a first-of (requires_any) group"); });
     schedule.for_each_completed_dependent(op, [&](sim::OpIndex dependent) {
       command.dependents.push_back(dependent - first);
       if (kind == OpKind::Recv && schedule.kind(dependent) == OpKind::Calc)

@@ -34,10 +34,12 @@ struct Plan {
   std::string algorithm;  ///< "bcast:multitree", ...
   std::vector<Command> commands;
   std::int64_t scratch_bytes = 0;
-  /// Copied from the send buffer (offset 0) to the user buffer before the first command
-  /// (allreduce and allgather without MPI_IN_PLACE).
+  /// Copied from the send buffer (at initial_copy_source_offset) to the user buffer (at
+  /// initial_copy_offset) before the first command: allreduce and allgather without
+  /// MPI_IN_PLACE, and alltoallv's block to itself.
   std::int64_t initial_copy_bytes = 0;
   std::int64_t initial_copy_offset = 0;
+  std::int64_t initial_copy_source_offset = 0;
 };
 
 /// Where the message op `op` of the schedule moves its bytes.

@@ -1,5 +1,7 @@
 #include "choreo/redist/measure.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <fstream>
 #include <string>
@@ -53,6 +55,10 @@ RunResult time_verified(MPI_Comm comm, const ArrayDistribution& to, LocalArrays&
 }
 
 PeakMemory::PeakMemory() {
+  // Hand memory that earlier methods freed back to the kernel first: glibc keeps it (its mmap
+  // threshold grows after large frees), and a method that reuses it would add nothing to the
+  // resident peak however large its buffers are.
+  malloc_trim(0);
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5" << std::flush;
   if (clear) start_ = status_bytes("VmRSS:");

@@ -14,7 +14,7 @@ std::size_t CompactSchedule::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
   return bytes(first_op_) + bytes(kind_) + bytes(cpu_) + bytes(nic_) + bytes(peer_) + bytes(tag_) +
          bytes(amount_) + bytes(dependency_count_) + bytes(on_start_offset_) + bytes(on_start_) +
-         bytes(on_complete_offset_) + bytes(on_complete_);
+         bytes(on_complete_offset_) + bytes(on_complete_) + bytes(on_any_offset_) + bytes(on_any_);
 }
 
 CompactBuilder::CompactBuilder(int ranks, std::size_t expected_ops,
@@ -89,6 +89,9 @@ void CompactBuilder::requires_completed(std::uint32_t op, std::uint32_t dependen
 void CompactBuilder::requires_started(std::uint32_t op, std::uint32_t dependency) {
   add_edge(start_edges_, op, dependency);
 }
+void CompactBuilder::requires_any(std::uint32_t op, std::uint32_t dependency) {
+  add_edge(any_edges_, op, dependency);
+}
 
 namespace {
 /// Counting sort of (from, to) edges into offsets[from] .. offsets[from + 1] of targets.
@@ -117,6 +120,12 @@ CompactSchedule CompactBuilder::finish() {
   s_.dependency_count_.assign(n, 0);
   to_lists(start_edges_, n, s_.on_start_offset_, s_.on_start_, s_.dependency_count_);
   to_lists(complete_edges_, n, s_.on_complete_offset_, s_.on_complete_, s_.dependency_count_);
+  if (!any_edges_.empty()) {
+    // A first-of group is one dependency however many members it has.
+    BigVector<std::uint32_t> members(n, 0);
+    to_lists(any_edges_, n, s_.on_any_offset_, s_.on_any_, members);
+    for (std::size_t i = 0; i < n; ++i) s_.dependency_count_[i] += members[i] > 0 ? 1 : 0;
+  }
   return std::move(s_);
 }
 
@@ -153,6 +162,7 @@ CompactSchedule compact(const Schedule& schedule) {
       auto self = static_cast<std::uint32_t>(i);
       for (auto dep : ops[i].requires_completed) b.requires_completed(self, position.at(dep));
       for (auto dep : ops[i].requires_started) b.requires_started(self, position.at(dep));
+      for (auto dep : ops[i].requires_any) b.requires_any(self, position.at(dep));
     }
   }
   return b.finish();
@@ -184,6 +194,8 @@ Schedule expand(const CompactSchedule& c, const std::string& algorithm) {
           i, [&](OpIndex d) { ops[d - base].requires_started.push_back(i - base); });
       c.for_each_completed_dependent(
           i, [&](OpIndex d) { ops[d - base].requires_completed.push_back(i - base); });
+      c.for_each_any_dependent(i,
+                               [&](OpIndex d) { ops[d - base].requires_any.push_back(i - base); });
     }
   }
   return s;

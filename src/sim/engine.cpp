@@ -85,6 +85,13 @@ class Engine {
         unexpected_(hosts_),
         owner_(s.op_count()) {
     for (OpIndex i = 0; i < s.op_count(); ++i) waiting_[i] = s.dependency_count(i);
+    // One flag per op, only when some op has a first-of group: set while the group waits for
+    // its first member.
+    if (s.has_any_groups()) {
+      any_open_.assign(s.op_count(), 0);
+      for (OpIndex i = 0; i < s.op_count(); ++i)
+        s.for_each_any_dependent(i, [&](OpIndex d) { any_open_[d] = 1; });
+    }
     last_landed_.assign(hosts_, 0);
     for (int r = 0; r < s.ranks(); ++r)
       std::fill(owner_.begin() + s.first_op(r), owner_.begin() + s.first_op(r + 1),
@@ -125,7 +132,7 @@ class Engine {
     result_.state_bytes =
         queue_.peak() * sizeof(Event) +
         (next_o_.size() + next_gs_.size() + next_gr_.size()) * sizeof(std::int64_t) +
-        (waiting_.size() + owner_.size()) * sizeof(std::uint32_t) +
+        (waiting_.size() + owner_.size()) * sizeof(std::uint32_t) + any_open_.size() +
         (receives_.size() + unexpected_.size()) * sizeof(receives_[0]) +
         (result_.op_start.size() + result_.op_end.size()) * sizeof(std::int64_t);
     return std::move(result_);
@@ -160,6 +167,11 @@ class Engine {
     if (!result_.op_end.empty()) result_.op_end[op] = time;
     ++completed_;
     s_.for_each_completed_dependent(op, [&](OpIndex d) { release(d); });
+    s_.for_each_any_dependent(op, [&](OpIndex d) {
+      if (any_open_[d] == 0) return;  // an earlier member met the group
+      any_open_[d] = 0;
+      release(d);
+    });
   }
   void release(OpIndex op) {
     if (--waiting_[op] == 0) released_.push_back(op);
@@ -379,6 +391,7 @@ class Engine {
   const std::size_t hosts_, cpus_, nics_;
   BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
   BigVector<std::uint32_t> waiting_;
+  BigVector<std::uint8_t> any_open_;  ///< per op: its first-of group still waits (see above)
   std::vector<std::vector<Pending>> receives_, unexpected_;
   BigVector<std::uint32_t> owner_;
   EventQueue<Event> queue_;

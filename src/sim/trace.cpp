@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "choreo/error.hpp"
 
 namespace choreo::sim {
@@ -40,6 +42,19 @@ std::string ops_csv(const CompactSchedule& s, const SimResult& r) {
 
 std::string chrome_trace(const CompactSchedule& s, const SimResult& r) {
   require_recorded(s, r);
+  // Ops with a first-of group say so: in a trace, a marker that starts long before some of
+  // its group's members end is the point of the group, not a bug.
+  std::vector<std::uint32_t> group_size;
+  if (s.has_any_groups()) {
+    group_size.assign(s.op_count(), 0);
+    for (OpIndex i = 0; i < s.op_count(); ++i)
+      s.for_each_any_dependent(i, [&](OpIndex d) { ++group_size[d]; });
+  }
+  const auto name = [&](OpIndex i) {
+    return group_size.empty() || group_size[i] == 0
+               ? label(s, i)
+               : fmt::format("{}, first of {}", label(s, i), group_size[i]);
+  };
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   bool first = true;
   for (int rank = 0; rank < s.ranks(); ++rank) {
@@ -52,7 +67,7 @@ std::string chrome_trace(const CompactSchedule& s, const SimResult& r) {
       out += fmt::format(
           ",\n{{\"name\": \"{}\", \"cat\": \"{}\", \"ph\": \"X\", \"pid\": 0, "
           "\"tid\": {}, \"ts\": {:.3f}, \"dur\": {:.3f}}}",
-          label(s, i), to_string(s.kind(i)), rank, static_cast<double>(r.op_start[i]) / 1e3,
+          name(i), to_string(s.kind(i)), rank, static_cast<double>(r.op_start[i]) / 1e3,
           static_cast<double>(r.op_end[i] - r.op_start[i]) / 1e3);
   }
   out += "\n]}\n";

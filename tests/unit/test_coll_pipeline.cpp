@@ -9,9 +9,15 @@
 //  (c) each rank is interior in at most one of the multitree's trees, and each tree spans
 //      the ranks;
 //  (d) the schedule validates (matching, no deadlock); generate() builds the same schedule.
+// The torus-mapped multitree (bcast_multitree_torus) is checked for (a), (b), (d) with the
+// trees read from its receives, which must be spanning trees of torus neighbours, and (e) by
+// routing every message with choreo sim's torus routing (src/sim/links): no directed torus
+// link carries two trees in one pipeline step, and choreo sim runs it no slower than the
+// rotated heaps on the same torus.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -21,7 +27,10 @@
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
 #include "choreo/sim/compact.hpp"
+#include "choreo/sim/engine.hpp"
 #include "choreo/validate.hpp"
+// choreo sim's router, to route the torus trees' messages independently of the generator.
+#include "../../src/sim/links.hpp"
 
 namespace choreo {
 namespace {
@@ -69,11 +78,10 @@ struct Case {
   i64 bytes, segment;
 };
 
-void check_broadcast(const sim::CompactSchedule& s, const Case& c) {
+/// (a), (b) and (d) for the trees given as parents[part][rank] (-1 for the root).
+void check_broadcast_down(const sim::CompactSchedule& s, const Case& c,
+                          const std::vector<std::vector<int>>& parents) {
   const auto segments = reference_segments(c.bytes, c.parts, c.segment);
-  std::vector<std::vector<int>> parents;
-  for (int t = 0; t < c.parts; ++t)
-    parents.push_back(reference_parents(c.ranks, c.root, c.arity, t));
   ASSERT_EQ(s.ranks(), c.ranks);
   for (int r = 0; r < c.ranks; ++r) {
     std::vector<int> received(static_cast<std::size_t>(c.bytes), 0);
@@ -116,6 +124,13 @@ void check_broadcast(const sim::CompactSchedule& s, const Case& c) {
       ASSERT_EQ(received[static_cast<std::size_t>(b)], 1) << "rank " << r << " byte " << b;
   }
   validate(sim::expand(s));
+}
+
+void check_broadcast(const sim::CompactSchedule& s, const Case& c) {
+  std::vector<std::vector<int>> parents;
+  for (int t = 0; t < c.parts; ++t)
+    parents.push_back(reference_parents(c.ranks, c.root, c.arity, t));
+  check_broadcast_down(s, c, parents);
 }
 
 std::vector<int> rank_counts() {
@@ -214,6 +229,187 @@ TEST(CollPipeline, RefusesTreesThatCannotBeInteriorDisjoint) {
   EXPECT_THROW(coll::bcast_kary_pipeline(4, 100, 0, 0), Error);
   EXPECT_THROW(coll::bcast_kary_pipeline(4, 100, 4), Error);
   EXPECT_THROW(coll::bcast_multitree(4, -1), Error);
+}
+
+// ---- the multitree mapped onto a 3-D torus ------------------------------------------------
+
+std::string torus_name(const std::array<int, 3>& dims) {
+  return "torus:" + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" +
+         std::to_string(dims[2]);
+}
+
+/// Tree of each part as the schedule's receives give it: parents[part][rank], asserting that
+/// every receive of a part on a rank comes from the same peer.
+std::vector<std::vector<int>> parents_from_receives(const sim::CompactSchedule& s, const Case& c) {
+  const auto segments = reference_segments(c.bytes, c.parts, c.segment);
+  std::vector<std::vector<int>> parents(static_cast<std::size_t>(c.parts),
+                                        std::vector<int>(static_cast<std::size_t>(c.ranks), -1));
+  for (int r = 0; r < c.ranks; ++r)
+    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+      if (s.kind(op) != OpKind::Recv) continue;
+      const auto part =
+          static_cast<std::size_t>(segments[static_cast<std::size_t>(s.tag(op))].part);
+      int& parent = parents[part][static_cast<std::size_t>(r)];
+      EXPECT_TRUE(parent == -1 || parent == s.peer(op)) << "rank " << r << " has two parents";
+      parent = s.peer(op);
+    }
+  return parents;
+}
+
+/// Hops from each rank up to the root (-1 if the parents do not lead there: not a tree).
+std::vector<int> depths(const std::vector<int>& parent, int root) {
+  std::vector<int> out(parent.size(), -1);
+  for (std::size_t r = 0; r < parent.size(); ++r) {
+    int at = static_cast<int>(r), hops = 0;
+    while (at != root && at >= 0 && hops <= static_cast<int>(parent.size()))
+      at = parent[static_cast<std::size_t>(at)], ++hops;
+    if (at == root) out[r] = hops;
+  }
+  return out;
+}
+
+/// True if a and b are neighbours on the torus (one coordinate differs by 1, wrapping).
+bool neighbours(const std::array<int, 3>& dims, int a, int b) {
+  int differ = 0, stride = 1;
+  bool adjacent = true;
+  for (int n : dims) {
+    const int ca = a / stride % n, cb = b / stride % n;
+    stride *= n;
+    if (ca == cb) continue;
+    ++differ;
+    adjacent = adjacent && ((ca + 1) % n == cb || (cb + 1) % n == ca);
+  }
+  return differ == 1 && adjacent;
+}
+
+std::vector<std::array<int, 3>> torus_shapes() {
+  return {{1, 1, 1}, {2, 2, 2}, {3, 3, 3}, {4, 3, 5}, {1, 4, 3}, {3, 1, 4}, {5, 4, 1}, {4, 4, 4}};
+}
+
+TEST(CollPipeline, TorusMultitreeMovesEveryByteOnceBetweenNeighbours) {
+  for (const auto& dims : torus_shapes()) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    for (int root : {0, ranks - 1, ranks / 2})
+      for (i64 bytes : {0, 1, 20011})
+        for (i64 segment : {1000, 4096}) {
+          SCOPED_TRACE(testing::Message() << torus_name(dims) << " root=" << root
+                                          << " bytes=" << bytes << " segment=" << segment);
+          const Case c{ranks, root, 3, 3, bytes, segment};
+          const auto s = coll::bcast_multitree_torus(dims, bytes, root, segment);
+          const auto parents = parents_from_receives(s, c);
+          check_broadcast_down(s, c, parents);
+          if (bytes < 3) continue;  // some parts are empty: no receives to read trees from
+          for (int t = 0; t < 3; ++t) {
+            const auto& parent = parents[static_cast<std::size_t>(t)];
+            const auto tree = coll::torus_multitree_tree(dims, root, t);
+            EXPECT_EQ(tree.parent, parent) << "tree " << t;
+            const auto depth = depths(parent, root);
+            for (int r = 0; r < ranks; ++r) {
+              const auto at = static_cast<std::size_t>(r);
+              EXPECT_GE(depth[at], 0) << "tree " << t << ": rank " << r << " is not reached";
+              if (r != root) {
+                EXPECT_TRUE(neighbours(dims, r, parent[at]))
+                    << "tree " << t << ": rank " << r << " hears from " << parent[at];
+              }
+              EXPECT_LE(tree.children[at].size(), r == root ? 2u : 3u);
+            }
+            EXPECT_LE(tree.depth, dims[0] + dims[1] + dims[2] - 2);
+          }
+          if (HasFailure()) return;
+        }
+  }
+  EXPECT_EQ(sim::expand(coll::generate("bcast:multitree:ranks=60:bytes=1001:root=7:segment=100:"
+                                       "x=4:y=3:z=5")),
+            sim::expand(coll::bcast_multitree_torus({4, 3, 5}, 1001, 7, 100)));
+  EXPECT_THROW(coll::generate("bcast:multitree:ranks=27:bytes=100:x=3:y=3:z=2"), Error);
+  EXPECT_THROW(coll::generate("bcast:multitree:ranks=27:bytes=100:x=3:y=3:z=3:arity=4"), Error);
+  EXPECT_THROW(coll::bcast_multitree_torus({3, 0, 3}, 100), Error);
+  EXPECT_THROW(coll::bcast_multitree_torus({3, 3, 3}, 100, 27), Error);
+}
+
+/// Pipeline-step collisions of a broadcast on a torus: the messages routed by choreo sim's
+/// dimension-order routing, segment j of a part crossing the edge into a rank at depth d in
+/// step j + d - 1 (every hop one step, the ideal pipeline). Counts the (step, directed torus
+/// link) pairs used by more than one part, and the links used by more than one part at all.
+struct Collisions {
+  int in_a_step = 0, overall = 0, multi_hop_edges = 0;
+};
+
+Collisions torus_collisions(const sim::CompactSchedule& s, const Case& c,
+                            const std::array<int, 3>& dims) {
+  const auto segments = reference_segments(c.bytes, c.parts, c.segment);
+  const auto parents = parents_from_receives(s, c);
+  std::vector<std::vector<int>> depth;
+  for (const auto& parent : parents) depth.push_back(depths(parent, c.root));
+  const sim::Links links(sim::parse_network(torus_name(dims)), c.ranks);
+  // Links below nodes x 2 x dimensions join routers; the rest are injection and ejection.
+  const auto router_links = static_cast<std::uint32_t>(c.ranks * 2 * 3);
+  std::map<std::pair<int, std::uint32_t>, std::set<int>> step_link_parts;
+  std::map<std::uint32_t, std::set<int>> link_parts;
+  Collisions out;
+  std::vector<std::uint32_t> route;
+  for (int r = 0; r < c.ranks; ++r)
+    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+      if (s.kind(op) != OpKind::Send) continue;
+      const int g = s.tag(op), dst = s.peer(op);
+      const RefSegment& seg = segments[static_cast<std::size_t>(g)];
+      int first = g;  // the part's first segment number
+      while (first > 0 && segments[static_cast<std::size_t>(first - 1)].part == seg.part) --first;
+      const int step =
+          g - first + depth[static_cast<std::size_t>(seg.part)][static_cast<std::size_t>(dst)] - 1;
+      route.clear();
+      links.route(r, dst, route);
+      int hops = 0;
+      for (std::uint32_t link : route) {
+        if (link >= router_links) continue;
+        ++hops;
+        step_link_parts[{step, link}].insert(seg.part);
+        link_parts[link].insert(seg.part);
+      }
+      out.multi_hop_edges += hops > 1;
+    }
+  for (const auto& [key, parts] : step_link_parts) out.in_a_step += parts.size() > 1;
+  for (const auto& [link, parts] : link_parts) out.overall += parts.size() > 1;
+  return out;
+}
+
+// The claim of torus_multitree_tree: with every dimension >= 3, no directed torus link
+// carries two trees (so none does in any one pipeline step), and every edge is one hop.
+// The rotated heaps of bcast_multitree on the same torus collide: the check can fail.
+TEST(CollPipeline, TorusMultitreeUsesEveryDirectedLinkForOneTreeOnly) {
+  for (const std::array<int, 3>& dims :
+       std::vector<std::array<int, 3>>{{3, 3, 3}, {4, 3, 5}, {4, 4, 4}, {5, 3, 3}, {3, 6, 4}}) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    for (int root : {0, ranks - 1, ranks / 2 + 1}) {
+      SCOPED_TRACE(testing::Message() << torus_name(dims) << " root=" << root);
+      const Case c{ranks, root, 3, 3, 30000, 1000};
+      const Collisions torus =
+          torus_collisions(coll::bcast_multitree_torus(dims, c.bytes, root, c.segment), c, dims);
+      EXPECT_EQ(torus.in_a_step, 0);
+      EXPECT_EQ(torus.overall, 0);
+      EXPECT_EQ(torus.multi_hop_edges, 0);
+      const Collisions heap =
+          torus_collisions(coll::bcast_multitree(ranks, c.bytes, root, 3, 3, c.segment), c, dims);
+      EXPECT_GT(heap.in_a_step, 0);
+    }
+  }
+}
+
+// choreo sim on the torus the trees are mapped to, LogGOPS defaults (G = 6 ns/B on every
+// link, serialize sharing), the same parts and segments: the torus mapping is no slower than
+// the rotated heaps (docs/persistent.md has the figures).
+TEST(CollPipeline, TorusMultitreeSimulatesNoSlowerThanRotatedHeaps) {
+  for (const std::array<int, 3>& dims : std::vector<std::array<int, 3>>{{3, 3, 3}, {4, 4, 4}}) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    const i64 bytes = 3 << 18, segment = 16384;
+    sim::SimOptions options;
+    options.network = sim::parse_network(torus_name(dims));
+    const i64 torus =
+        sim::simulate(coll::bcast_multitree_torus(dims, bytes, 0, segment), options).makespan;
+    const i64 heap =
+        sim::simulate(coll::bcast_multitree(ranks, bytes, 0, 3, 3, segment), options).makespan;
+    EXPECT_LE(torus, heap) << torus_name(dims);
+  }
 }
 
 }  // namespace

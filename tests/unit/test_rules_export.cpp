@@ -11,6 +11,7 @@
 
 #include "choreo/error.hpp"
 #include "choreo/rules_export.hpp"
+#include "error_of.hpp"
 
 namespace choreo {
 namespace {
@@ -19,15 +20,7 @@ using ::testing::HasSubstr;
 using ordered_json = nlohmann::ordered_json;
 using Decisions = std::vector<CollectiveDecision>;
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using test::error_of;
 
 std::string ompi_error(const std::string& text) {
   return error_of([&] { parse_ompi_rules(text); });

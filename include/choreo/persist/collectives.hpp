@@ -1,7 +1,8 @@
 #pragma once
-// Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Allreduce_init and
-// MPI_Allgather_init, built from the Schedules of choreo's collective generators and run
-// by one of three engines (options.hpp; docs/persistent.md).
+// Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Allreduce_init,
+// MPI_Allgather_init and MPI_Alltoallv_init, built from the Schedules of choreo's collective
+// generators (and, for alltoallv, its schedulers) and run by one of three engines
+// (options.hpp; docs/persistent.md).
 //
 // Each call is collective over comm: every rank must pass the same count (x type size),
 // root, algorithm and layout options, or every rank throws choreo::Error naming the
@@ -29,5 +30,17 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 /// MPI_IN_PLACE: block `rank` of recvbuf holds the input). Algorithm: "ring".
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options = {});
+
+/// Personalised exchange with irregular counts, as MPI_Alltoallv: rank r sends
+/// sendcounts[d] elements of sendtype from sendbuf + sdispls[d] elements to rank d, which
+/// receives them as recvcounts[r] elements of recvtype at recvbuf + rdispls[r] elements
+/// (both sides must agree on the bytes). The counts and displacements are copied at init, which
+/// gathers every rank's counts into the whole pattern and orders its messages with one of
+/// paper 000's schedulers (src/sched): Options::algorithm "openshop" (default), "optimal",
+/// "delay", "ring" or "direct" (docs/persistent.md). sendbuf must not be MPI_IN_PLACE.
+Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                       const Options& options = {});
 
 }  // namespace choreo::persist

@@ -31,7 +31,8 @@ Engine engine_from_string(std::string_view name);
 struct Options {
   Engine engine = Engine::Commands;
   /// "" takes the collective's default: bcast "multitree", allreduce "recdbl" up to
-  /// 16 KiB and "ring" above, allgather "ring". See docs/persistent.md for all.
+  /// 16 KiB and "ring" above, allgather "ring", alltoallv "openshop" (the scheduler that
+  /// docs/scheduling.md recommends for unequal sizes). See docs/persistent.md for all.
   std::string algorithm;
   std::int64_t segment_bytes = 0;  ///< pipelined broadcasts; 0: Hockney's rule with alpha, beta
   int arity = 0;                   ///< tree arity; 0: 2 for kary_pipeline, 3 for multitree

@@ -28,7 +28,8 @@ class CompactSchedule {
   int cpu(OpIndex op) const { return cpu_[op]; }
   int nic(OpIndex op) const { return nic_[op]; }
 
-  /// How many dependencies (requires + irequires) op waits for.
+  /// How many dependencies op waits for: its requires and irequires, plus one for its
+  /// first-of group if it has one (the group is met once, by its first member to complete).
   std::uint32_t dependency_count(OpIndex op) const { return dependency_count_[op]; }
   /// Ops released when op starts (their irequires) and when it completes (their requires).
   template <typename F>
@@ -39,6 +40,15 @@ class CompactSchedule {
   void for_each_completed_dependent(OpIndex op, F&& f) const {
     for (auto i = on_complete_offset_[op]; i < on_complete_offset_[op + 1]; ++i) f(on_complete_[i]);
   }
+  /// Ops whose first-of group (Op::requires_any) holds op: the first member to complete
+  /// meets the group; later members release nothing more.
+  template <typename F>
+  void for_each_any_dependent(OpIndex op, F&& f) const {
+    if (on_any_offset_.empty()) return;
+    for (auto i = on_any_offset_[op]; i < on_any_offset_[op + 1]; ++i) f(on_any_[i]);
+  }
+  /// True when some op has a first-of group (engines then keep one flag per op for it).
+  bool has_any_groups() const { return !on_any_.empty(); }
 
   int cpus() const { return cpus_; }  ///< largest cpu number + 1
   int nics() const { return nics_; }  ///< largest nic number + 1
@@ -52,6 +62,7 @@ class CompactSchedule {
   BigVector<std::int64_t> amount_;
   BigVector<std::uint32_t> dependency_count_;
   BigVector<OpIndex> on_start_offset_, on_start_, on_complete_offset_, on_complete_;
+  BigVector<OpIndex> on_any_offset_, on_any_;  ///< both empty when no op has a first-of group
   int cpus_ = 1, nics_ = 1;
 };
 
@@ -73,6 +84,9 @@ class CompactBuilder {
   void requires_completed(std::uint32_t op, std::uint32_t dependency);
   /// `op` starts only after `dependency` started (GOAL irequires).
   void requires_started(std::uint32_t op, std::uint32_t dependency);
+  /// Adds `dependency` to `op`'s first-of group (Op::requires_any): `op` starts only after
+  /// the first member of its group completed (and its other dependencies are met).
+  void requires_any(std::uint32_t op, std::uint32_t dependency);
 
   /// Throws choreo::Error if a rank was skipped or a dependency points outside its rank.
   CompactSchedule finish();
@@ -85,12 +99,13 @@ class CompactBuilder {
   CompactSchedule s_;
   int ranks_;
   int current_ = -1;
-  Edges start_edges_, complete_edges_;
+  Edges start_edges_, complete_edges_, any_edges_;
 };
 
 /// The compact form of a Schedule (which should have passed choreo::validate).
 CompactSchedule compact(const Schedule& schedule);
-/// A Schedule with the same ops and dependencies; ids are program positions.
+/// A Schedule with the same ops and dependencies; ids are program positions, and every
+/// dependency list (a first-of group's too) is in program order.
 Schedule expand(const CompactSchedule& compact, const std::string& algorithm = "");
 
 }  // namespace choreo::sim
