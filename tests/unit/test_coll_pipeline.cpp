@@ -142,10 +142,10 @@ std::vector<int> rank_counts() {
 
 TEST(CollPipeline, MultitreeMovesEveryByteOnceDownItsTrees) {
   for (int ranks : rank_counts())
-    for (int root : {0, ranks - 1, ranks / 2})
+    for (int root : {0, ranks - 1})
       for (int arity : {1, 2, 3, 4})
         for (int parts = 1; parts <= arity; ++parts)
-          for (i64 bytes : {0, 1, 3, 1001, 20011})
+          for (i64 bytes : {0, 3, 1001, 20011})
             for (i64 segment : {1, 100, 4096}) {
               if (segment == 1 && bytes > 3) continue;  // validate() is quadratic-ish
               SCOPED_TRACE(testing::Message()
