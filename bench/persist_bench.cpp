@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "choreo/error.hpp"
@@ -157,24 +158,20 @@ std::vector<Subject> subjects(std::vector<std::byte>& buf, int count, const Sett
            },
            [&] { request->start(); }, [&] { request->wait(); }, [&] { request.reset(); }});
     }
+    // The library's persistent broadcast: MPI-4's, or Open MPI 4.1's extension of the same shape.
 #if MPI_VERSION >= 4
-  out.push_back({"mpi:Bcast_init",
-                 [&, count] {
-                   MPI_Bcast_init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                  &mpi_request);
-                 },
-                 [&] { MPI_Start(&mpi_request); },
-                 [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
-                 [&] { MPI_Request_free(&mpi_request); }});
+  const auto [persistent_name, persistent_init] = std::pair{"mpi:Bcast_init", &MPI_Bcast_init};
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-  out.push_back({"mpix:Bcast_init",
-                 [&, count] {
-                   MPIX_Bcast_init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
-                                   &mpi_request);
-                 },
-                 [&] { MPI_Start(&mpi_request); },
-                 [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
-                 [&] { MPI_Request_free(&mpi_request); }});
+  const auto [persistent_name, persistent_init] = std::pair{"mpix:Bcast_init", &MPIX_Bcast_init};
+#endif
+#if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+  out.push_back(
+      {persistent_name,
+       [&, count, init = persistent_init] {
+         init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &mpi_request);
+       },
+       [&] { MPI_Start(&mpi_request); }, [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
+       [&] { MPI_Request_free(&mpi_request); }});
 #endif
   out.push_back(
       {"mpi:Ibcast",
