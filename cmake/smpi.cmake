@@ -1,7 +1,7 @@
 # Builds the MPI executor a second time with SimGrid's smpicxx, so that smpirun can run
 # choreo-mpi on a simulated cluster. The sub-build configures this same source tree with
-# CHOREO_SMPI_ONLY=ON (core library, choreo_mpi and the choreo-mpi tool only) into
-# ${CMAKE_BINARY_DIR}/smpi, and is rebuilt by every `cmake --build`.
+# CHOREO_SMPI_ONLY=ON (choreo_mpi and the choreo-mpi tool only; the core library is this
+# build's, see below) into ${CMAKE_BINARY_DIR}/smpi, and is rebuilt by every `cmake --build`.
 #
 # Sets for the tests:
 #   CHOREO_SMPI_AVAILABLE  TRUE when smpicxx and smpirun were found and the sub-build exists
@@ -62,6 +62,7 @@ ExternalProject_Add(choreo_smpi
   CONFIGURE_COMMAND
     ${CMAKE_COMMAND} -E env SMPI_PRETEND_CC=1
     ${CMAKE_COMMAND} -C ${smpi_init_cache} -G ${CMAKE_GENERATOR} -S <SOURCE_DIR> -B <BINARY_DIR>
+    -DCHOREO_SMPI_CORE_LIBRARY=$<TARGET_FILE:choreo_lib>
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR>
   BUILD_ALWAYS ON
   BUILD_BYPRODUCTS ${smpi_binary_dir}/tools/choreo-mpi
@@ -71,6 +72,12 @@ ExternalProject_Add(choreo_smpi
 # Reconfigure the sub-build when its cache or the compatibility header changes.
 ExternalProject_Add_StepDependencies(choreo_smpi configure ${smpi_init_cache}
                                      ${smpi_compat_header})
+
+# The sub-build links this build's core library (src/CMakeLists.txt, CHOREO_SMPI_CORE_LIBRARY)
+# instead of compiling it again with smpicxx: smpicxx links a shared object, so the core must
+# be position independent.
+set_target_properties(choreo_lib PROPERTIES POSITION_INDEPENDENT_CODE ON)
+add_dependencies(choreo_smpi choreo_lib)
 
 set(CHOREO_SMPI_TOOL ${smpi_binary_dir}/tools/choreo-mpi)
 set(CHOREO_SMPI_AVAILABLE TRUE)

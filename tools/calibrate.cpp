@@ -6,7 +6,11 @@
 //   2. bursts PRTT(n, 0, s) (LogGP's g and G), and 3. the time inside MPI_Send of isolated
 //      1-byte messages (o_s) and inside MPI_Recv of 1-byte messages already arrived (o_r),
 //      on the same pairs;
-//   4. memcpy on rank 0, its source and destination rotating through a buffer several
+//   4. beyond the paper, both again as a collective call meets them, on every rank at once:
+//      an exchange (each rank sends to rank + 1 and receives from rank - 1) and a memcpy of
+//      data just written, one operation per sample, timed as choreo-mpi times a collective
+//      call (buffers written, barrier, slowest rank), every byte checked;
+//   5. memcpy on rank 0, its source and destination rotating through a buffer several
 //      times the last-level cache so that no copy finds its data cached.
 // Each size: a warm-up, then barrier-separated samples, each the mean of a batch of
 // operations lasting ~100 us (found by doubling), until the 95% confidence interval of the
@@ -373,6 +377,115 @@ void check_output(const std::string& path, int rank) {
   mpi::detail::agree_on_failure(problem, MPI_COMM_WORLD);
 }
 
+/// The byte rank `rank` sends in sample `sample` (not 0, so a missing byte shows).
+char exchange_byte(int rank, int sample) {
+  return static_cast<char>(1 + (rank * 31 + sample) % 251);
+}
+
+/// One operation timed the way choreo-mpi times a collective call, on every rank at once:
+/// `prepare` writes the buffers (untimed), a barrier, the operation on each rank, `check`
+/// (untimed, returns a problem or ""); a sample is the slowest rank's time. After 3 warm-ups,
+/// until the rule is met; rank 0 decides and gets the samples.
+SizeSamples sample_all_ranks(std::int64_t bytes, const Rule& rule,
+                             const std::function<void(int sample)>& prepare,
+                             const std::function<void()>& operation,
+                             const std::function<std::string(int sample)>& check,
+                             std::string& problem) {
+  constexpr int kWarmup = 3;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  SizeSamples samples{bytes, 1, {}};
+  const double start = MPI_Wtime();
+  for (int sample = 0, more = 1; more; ++sample) {
+    prepare(sample);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    operation();
+    const double local = MPI_Wtime() - t0;
+    if (problem.empty()) problem = check(sample);
+    double slowest = 0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (sample >= kWarmup && rank == 0) {
+      samples.seconds.push_back(slowest);
+      more = !enough(samples.seconds, MPI_Wtime() - start, rule);
+    }
+    MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  return samples;
+}
+
+/// Phase 4, for every size: (a) every rank sends `bytes` to rank + 1 and receives from
+/// rank - 1 at once, the send posted first as choreo's generators and executor do (MPICH's
+/// ch4:ucx is much slower from 128 B to 8 KiB with the receive first), every byte checked;
+/// (b) every rank copies `bytes` it has just written. Both with fresh buffers: the send
+/// buffer and the copy's source written, the receive buffer and the copy's target cleared.
+/// `copies_timed` false: the clock does not see computation (SMPI), copies are recorded as 0.
+CollectiveSamples sample_collective(const std::vector<std::int64_t>& sizes, Rule rule,
+                                    Budget& budget, const Progress& progress, bool copies_timed,
+                                    std::vector<char>& out, std::vector<char>& in) {
+  int rank = 0, ranks = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int right = (rank + 1) % ranks, left = (rank + ranks - 1) % ranks;
+  constexpr int kTag = 7;
+  CollectiveSamples collective{ranks, {}, {}};
+  std::string problem;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::int64_t bytes = sizes[i];
+    const auto n = static_cast<std::size_t>(bytes);
+    const auto fresh = [&](int sample) {
+      std::memset(out.data(), exchange_byte(rank, sample), n);
+      std::memset(in.data(), 0, n);
+    };
+    const auto received = [&](char expected) {
+      const auto wrong = std::find_if(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n),
+                                      [&](char c) { return c != expected; });
+      return wrong - in.begin();
+    };
+    if (rank == 0) {
+      progress.step("collective", i, sizes.size(), bytes);
+      rule.size_budget = budget.next();
+    }
+    auto exchange = sample_all_ranks(
+        bytes, rule, fresh,
+        [&] {
+          MPI_Request requests[2];
+          MPI_Isend(out.data(), static_cast<int>(bytes), MPI_BYTE, right, kTag, MPI_COMM_WORLD,
+                    &requests[0]);
+          MPI_Irecv(in.data(), static_cast<int>(bytes), MPI_BYTE, left, kTag, MPI_COMM_WORLD,
+                    &requests[1]);
+          MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        },
+        [&](int sample) {
+          const auto at = received(exchange_byte(left, sample));
+          return at == bytes ? std::string()
+                             : fmt::format(
+                                   "exchange of {} B: rank {} received a wrong byte at offset {} "
+                                   "from rank {}; the MPI library lost or corrupted data",
+                                   bytes, rank, at, left);
+        },
+        problem);
+    SizeSamples copy{bytes, 1, std::vector<double>(static_cast<std::size_t>(rule.min_reps), 0.0)};
+    if (copies_timed)
+      copy = sample_all_ranks(
+          bytes, rule, fresh, [&] { std::memcpy(in.data(), out.data(), n); },
+          [&](int sample) {
+            const auto at = received(exchange_byte(rank, sample));
+            return at == bytes ? std::string()
+                               : fmt::format("memcpy of {} B on rank {}: wrong byte at offset {}",
+                                             bytes, rank, at);
+          },
+          problem);
+    if (rank == 0) {
+      collective.exchange.push_back(std::move(exchange));
+      collective.memcpy.push_back(std::move(copy));
+    }
+  }
+  mpi::detail::agree_on_failure(problem, MPI_COMM_WORLD);
+  progress.done("collective", collective.exchange);
+  return collective;
+}
+
 double fastest(const SizeSamples& s) {
   return s.seconds.empty() ? 0 : *std::min_element(s.seconds.begin(), s.seconds.end());
 }
@@ -409,6 +522,10 @@ nlohmann::ordered_json summary_json(const MachineProfile& p, const std::string& 
           {"send_overhead", p.overhead.send.median()},
           {"recv_overhead", p.overhead.recv.median()},
           {"pingpong", series(p.pingpong)},
+          {"collective",
+           {{"ranks", p.collective.ranks},
+            {"exchange", series(p.collective.exchange)},
+            {"memcpy", series(p.collective.memcpy)}}},
           {"memcpy", series(p.memcpy)}};
 }
 
@@ -419,8 +536,8 @@ std::string per_byte(double seconds_per_byte) {
 
 void print_summary(const MachineProfile& p, const std::string& output, double seconds,
                    double rel_ci) {
-  fmt::print("{:>10} {:>12} {:>12} {:>8} {:>8}   {:>12} {:>12}\n", "bytes", "one-way", "bandwidth",
-             "samples", "CI", "memcpy", "bandwidth");
+  fmt::print("{:>10} {:>12} {:>12} {:>8} {:>8}   {:>12} {:>8}   {:>12} {:>12}\n", "bytes",
+             "one-way", "bandwidth", "samples", "CI", "exchange", "CI", "memcpy", "bandwidth");
   const auto bandwidth = [](std::int64_t bytes, double t) {
     return t > 0 ? fmt::format("{:.2f} GB/s", static_cast<double>(bytes) / t * 1e-9)
                  : std::string("-");
@@ -432,13 +549,16 @@ void print_summary(const MachineProfile& p, const std::string& output, double se
   std::size_t loose = 0;
   for (const auto& s : p.pingpong) {
     if (relative_ci_half_width(s.seconds) > rel_ci) ++loose;
-    std::string copy;
+    std::string exchange = fmt::format("{:>12} {:>8}", "-", "-"), copy;
+    for (const auto& x : p.collective.exchange)
+      if (x.bytes == s.bytes)
+        exchange = fmt::format("{:>12} {:>8}", human_seconds(x.median()), ci(x.seconds));
     for (const auto& m : p.memcpy)
       if (m.bytes == s.bytes)
         copy =
             fmt::format("{:>12} {:>12}", human_seconds(m.median()), bandwidth(m.bytes, m.median()));
-    fmt::print("{:>10} {:>12} {:>12} {:>8} {:>8}   {}\n", s.bytes, human_seconds(s.median()),
-               bandwidth(s.bytes, s.median()), s.seconds.size(), ci(s.seconds), copy);
+    fmt::print("{:>10} {:>12} {:>12} {:>8} {:>8}   {}   {}\n", s.bytes, human_seconds(s.median()),
+               bandwidth(s.bytes, s.median()), s.seconds.size(), ci(s.seconds), exchange, copy);
   }
   std::string pairs;
   for (const auto& [a, b] : p.pairs)
@@ -449,6 +569,10 @@ void print_summary(const MachineProfile& p, const std::string& output, double se
       "ping-pong       {} sizes, one-way = round trip / 2; {} outside +-{:.1f}% (95% CI "
       "of the median)\n",
       p.pingpong.size(), loose, 100 * rel_ci);
+  fmt::print(
+      "exchange        {} sizes, all {} ranks at once (to rank + 1, from rank - 1), the slowest "
+      "rank's time after a barrier; also a memcpy of fresh data on every rank (profile only)\n",
+      p.collective.exchange.size(), p.collective.ranks);
   fmt::print("memcpy          {} sizes, rotating through {} ({:.1f}x the {} last-level cache)\n",
              p.memcpy.size(), human_bytes(static_cast<double>(p.memcpy_buffer_bytes)),
              p.cache_bytes > 0
@@ -530,8 +654,8 @@ void calibrate(const CalibrateArgs& args, int rank) {
   }
   const auto sizes = pingpong_sizes(a.max_bytes);
   const auto bursts = burst_sizes(a.max_bytes);
-  const auto units =
-      static_cast<std::int64_t>(p.pairs.size() * (sizes.size() + bursts.size() + 2) + sizes.size());
+  const auto units = static_cast<std::int64_t>(p.pairs.size() * (sizes.size() + bursts.size() + 2) +
+                                               3 * sizes.size());
   Budget budget(a.time_limit, units);
   std::vector<char> out, in;
   if (rank <= static_cast<int>(p.pairs.size())) {
@@ -656,9 +780,16 @@ void calibrate(const CalibrateArgs& args, int rank) {
         });
   p.overhead.recv = overhead.front();
 
-  // 4. memcpy, on rank 0 alone (the others wait).
+  // 4. The exchange and the memcpy of fresh data, on every rank at once.
+  int timed = rank == 0 ? clock_sees_computation(*copier) : 0;  // also the untimed first sweep
+  MPI_Bcast(&timed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  out.assign(static_cast<std::size_t>(a.max_bytes), 0);
+  in.assign(static_cast<std::size_t>(a.max_bytes), 0);
+  p.collective = sample_collective(sizes, rule, budget, progress, timed != 0, out, in);
+
+  // 5. memcpy, on rank 0 alone (the others wait).
   if (rank == 0) {
-    const bool timed = clock_sees_computation(*copier);  // also the untimed first sweep
+    copier->sweep();  // the untimed pass right before the timed ones
     std::size_t i = 0;
     for (std::int64_t b : sizes) {
       progress.step("memcpy", i++, sizes.size(), b);

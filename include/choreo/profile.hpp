@@ -64,6 +64,24 @@ struct OverheadSamples {
   friend bool operator==(const OverheadSamples&, const OverheadSamples&) = default;
 };
 
+/// Beyond the paper: the two tables again, timed the way a collective call meets them, with
+/// every rank of the calibration run at work at once, after a barrier, on buffers freshly
+/// written (as an application's are), a sample being the slowest rank's time:
+///   - exchange: each rank sends `bytes` to rank + 1 (mod P) and receives as many from rank - 1,
+///     one step of a ring and, on one node, the load of every allgather step: every core copies
+///     at once, which a ping-pong with one message in flight never sees;
+///   - memcpy: each rank copies `bytes` it has just written, found in cache while it fits, as
+///     a collective's copies find the blocks it has just received (the paper's memcpy defeats
+///     the cache on purpose).
+/// Optional: profiles written before them have neither.
+struct CollectiveSamples {
+  int ranks = 0;                      ///< ranks that took part: the calibration run's
+  std::vector<SizeSamples> exchange;  ///< ascending; one exchange per sample (batch 1)
+  std::vector<SizeSamples> memcpy;    ///< ascending; one copy per sample (batch 1)
+  bool empty() const { return exchange.empty(); }
+  friend bool operator==(const CollectiveSamples&, const CollectiveSamples&) = default;
+};
+
 inline constexpr const char* kProfileFormat = "choreo.profile/1";
 
 struct MachineProfile {
@@ -77,6 +95,7 @@ struct MachineProfile {
   std::vector<SizeSamples> memcpy;         ///< time of one memcpy of `bytes`, ascending sizes
   BurstSamples burst;                      ///< for g and G
   OverheadSamples overhead;                ///< for o
+  CollectiveSamples collective;            ///< timed as a collective sees it; empty in old profiles
   LogGPFit loggp;                          ///< fit_loggp(pingpong, burst, overhead)
   HockneyFit hockney;                      ///< fit_hockney(pingpong)
   HockneyFit memcpy_hockney;               ///< fit_hockney(memcpy)
@@ -91,7 +110,8 @@ MachineProfile profile_from_json(const std::string& text);
 
 /// Reads and validates a profile: format, every field present and of its type, sizes
 /// positive and strictly ascending, samples non-empty, finite and >= 0, burst sizes among
-/// the ping-pong sizes, pairs inside `ranks`. Throws choreo::Error with one line
+/// the ping-pong sizes, pairs inside `ranks`, and a "collective" part (optional) of at most
+/// `ranks` ranks with both tables. Throws choreo::Error with one line
 /// naming the file, the field and the fix.
 MachineProfile read_profile(const std::string& path);
 void write_profile(const MachineProfile& profile, const std::string& path);

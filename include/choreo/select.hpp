@@ -52,9 +52,21 @@ double predict_algorithm(const Request& request, const std::string& algorithm, s
 /// The algorithms choreo generates for `collective`, e.g. {"ring", "recdbl", "bruck"}.
 std::vector<std::string> algorithms_of(std::string_view collective);
 
-/// The medians of a calibrated profile as the model's tables (ping-pong one-way times,
-/// memcpy times); the calibrated pair is the profile's first.
-model::CostTables tables_from_profile(const MachineProfile& profile);
+/// Which of a profile's tables the model reads.
+enum class ModelTables {
+  Automatic,   ///< Collective when the profile has those tables, else Paper
+  Collective,  ///< the simultaneous exchange and the memcpy of fresh data (beyond the paper)
+  Paper,       ///< paper 001's ping-pong (one way) and cache-defeating memcpy
+};
+
+/// "auto", "collective" or "paper"; throws choreo::Error naming the choices otherwise.
+ModelTables parse_model_tables(std::string_view text);
+
+/// The medians of a calibrated profile as the model's tables; the calibrated pair is the
+/// profile's first. Throws choreo::Error when `tables` is Collective and the profile has no
+/// collective tables.
+model::CostTables tables_from_profile(const MachineProfile& profile,
+                                      ModelTables tables = ModelTables::Automatic);
 
 /// "8", "64K", "64KiB", "64M", "1G" (powers of 1024; a trailing B is optional).
 std::int64_t parse_size(std::string_view text);

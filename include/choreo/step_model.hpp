@@ -14,6 +14,7 @@
 // - Beyond the paper: the hop latency it names as its small-size error, as seconds per link
 //   crossed beyond the calibrated pair's.
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,8 +40,13 @@ class PiecewiseLinear {
 };
 
 struct CostTables {
-  PiecewiseLinear message;  ///< one-way time of a message between the calibrated pair
-  PiecewiseLinear memcpy;   ///< one memcpy
+  /// The time of a step of one message per rank: a ping-pong's one-way time between the
+  /// calibrated pair, or a simultaneous exchange among all ranks (`source` says).
+  PiecewiseLinear message;
+  PiecewiseLinear memcpy;  ///< one memcpy
+  /// Where the tables come from: "paper" (ping-pong, cache-defeating memcpy), "collective"
+  /// (simultaneous exchange, memcpy of fresh data) or "formula" (Hockney parameters).
+  std::string source = "formula";
   /// Seconds per link crossed beyond the links between the calibrated pair (0: hops are
   /// free, as in the paper).
   double hop_latency = 0;

@@ -12,25 +12,26 @@
 namespace choreo::coll {
 
 namespace {
-constexpr const char* kName = "allgather_neighbor_exchange";
+constexpr const char* kAllgatherNeighborExchangeName = "allgather_neighbor_exchange";
 }  // namespace
 
 sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes_per_rank", bytes_per_rank);
+  detail::check_ranks(kAllgatherNeighborExchangeName, ranks);
+  detail::check_non_negative(kAllgatherNeighborExchangeName, "bytes_per_rank", bytes_per_rank);
   if (ranks % 2 != 0)
     throw Error(
         fmt::format("{}: neighbor exchange needs an even number of ranks; use allgather:ring (or "
                     "allgather:bruck) for {} ranks",
-                    kName, ranks));
+                    kAllgatherNeighborExchangeName, ranks));
   if (bytes_per_rank > std::numeric_limits<std::int64_t>::max() / 2)
-    throw Error(
-        fmt::format("{}: 2 x {} bytes overflows a 64-bit byte count", kName, bytes_per_rank));
+    throw Error(fmt::format("{}: 2 x {} bytes overflows a 64-bit byte count",
+                            kAllgatherNeighborExchangeName, bytes_per_rank));
   const auto p = static_cast<std::uint64_t>(ranks);
   // A send and a receive a step, each requiring the previous step's two.
   const std::uint64_t ops = p * p;
   return detail::build_in_steps(
-      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAllgatherNeighborExchangeName, ranks, ops,
+      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
         if (bytes_per_rank == 0) return;  // nothing moves; MPI libraries return at once
         const bool even = r % 2 == 0;
         const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);

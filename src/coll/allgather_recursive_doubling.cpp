@@ -9,7 +9,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "allgather_recursive_doubling";
+constexpr const char* kAllgatherRecursiveDoublingName = "allgather_recursive_doubling";
 
 /// Emits the butterfly of virtual rank v; round i has tag first_tag + i, and round 0 requires
 /// `after` unless it is kNoOp. Returns the last round's receive (or `after` with no rounds).
@@ -38,13 +38,14 @@ std::uint32_t butterfly(sim::CompactBuilder& b, const detail::Fold& f, int v, st
 
 sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank) {
   // The fold's last message moves bytes_per_rank * (P - 1) bytes.
-  detail::check_per_rank_bytes(kName, ranks, bytes_per_rank);
+  detail::check_per_rank_bytes(kAllgatherRecursiveDoublingName, ranks, bytes_per_rank);
   const detail::Fold f(ranks);
   // Two ops a round on each of the p2 butterfly ranks, two more on each folded rank and its
   // stand-in; each op requires at most one.
   const auto ops = 2ull * static_cast<std::uint64_t>(f.p2) * static_cast<std::uint64_t>(f.rounds) +
                    4ull * static_cast<std::uint64_t>(f.rem);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops), ops);
+  sim::CompactBuilder b(ranks,
+                        detail::checked_op_count(kAllgatherRecursiveDoublingName, ranks, ops), ops);
   // With a fold, step 0 is the fold-in, rounds are steps 1..k and step k+1 the fold-out.
   const int first_tag = f.rem > 0 ? 1 : 0, fold_out_tag = f.rounds + 1;
   const std::int64_t m = bytes_per_rank, others = (std::int64_t{ranks} - 1) * m;

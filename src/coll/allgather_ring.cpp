@@ -5,15 +5,15 @@
 namespace choreo::coll {
 
 namespace {
-constexpr const char* kName = "allgather_ring";
+constexpr const char* kAllgatherRingName = "allgather_ring";
 }  // namespace
 
 sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes_per_rank", bytes_per_rank);
+  detail::check_ranks(kAllgatherRingName, ranks);
+  detail::check_non_negative(kAllgatherRingName, "bytes_per_rank", bytes_per_rank);
   const auto p = static_cast<std::uint64_t>(ranks);
   // Two dependencies a step (send and recv on the previous recv).
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, 2 * p * (p - 1)),
+  sim::CompactBuilder b(ranks, detail::checked_op_count(kAllgatherRingName, ranks, 2 * p * (p - 1)),
                         2 * p * (p - 1));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);

@@ -10,7 +10,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "allreduce_rabenseifner";
+constexpr const char* kAllreduceRabenseifnerName = "allreduce_rabenseifner";
 
 struct Plan {
   detail::Fold fold;
@@ -65,9 +65,9 @@ void halving_doubling(sim::CompactBuilder& b, const Plan& plan, int v, detail::F
 }  // namespace
 
 sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_non_negative(kName, "reduce_ns", reduce_ns);
+  detail::check_ranks(kAllreduceRabenseifnerName, ranks);
+  detail::check_non_negative(kAllreduceRabenseifnerName, "bytes", bytes);
+  detail::check_non_negative(kAllreduceRabenseifnerName, "reduce_ns", reduce_ns);
   const detail::Fold f(ranks);
   const Plan plan{f, {bytes, f.p2}, bytes, reduce_ns, f.rem > 0 ? 1 : 0};
   // 5 ops a round (halving: send, recv, calc; doubling: send, recv) on each butterfly rank,
@@ -75,7 +75,8 @@ sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::
   const auto ops = 5ull * static_cast<std::uint64_t>(f.p2) * static_cast<std::uint64_t>(f.rounds) +
                    5ull * static_cast<std::uint64_t>(f.rem);
   return detail::build_in_steps(
-      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAllreduceRabenseifnerName, ranks, ops,
+      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
         if (bytes == 0) return;  // nothing moves; MPI libraries return at once
         if (r >= 2 * f.rem) {
           halving_doubling(b, plan, r - f.rem, order);

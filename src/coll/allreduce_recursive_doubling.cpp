@@ -7,7 +7,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "allreduce_recursive_doubling";
+constexpr const char* kAllreduceRecursiveDoublingName = "allreduce_recursive_doubling";
 
 using detail::Fold;
 
@@ -31,15 +31,17 @@ void standing_in_rank(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t
 
 sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
                                                   std::int64_t reduce_ns) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_non_negative(kName, "reduce_ns", reduce_ns);
+  detail::check_ranks(kAllreduceRecursiveDoublingName, ranks);
+  detail::check_non_negative(kAllreduceRecursiveDoublingName, "bytes", bytes);
+  detail::check_non_negative(kAllreduceRecursiveDoublingName, "reduce_ns", reduce_ns);
   const Fold f(ranks);
   // Dependencies: 4 per butterfly round (send, recv on the last calc; calc on both), at most 5
   // per folded pair; sized up front so the builder never regrows its arrays.
   const std::size_t dependencies =
       4 * static_cast<std::size_t>(f.p2) * f.rounds + 5 * static_cast<std::size_t>(f.rem);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, op_count(f)), dependencies);
+  sim::CompactBuilder b(
+      ranks, detail::checked_op_count(kAllreduceRecursiveDoublingName, ranks, op_count(f)),
+      dependencies);
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     if (r >= 2 * f.rem)

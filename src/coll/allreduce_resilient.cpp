@@ -14,7 +14,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "allreduce_resilient";
+constexpr const char* kAllreduceResilientName = "allreduce_resilient";
 
 using detail::Fold;
 
@@ -54,24 +54,25 @@ std::uint32_t redundant_exchanges(sim::CompactBuilder& b, const Fold& f, int v, 
 
 sim::CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redundant,
                                          std::int64_t reduce_ns) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_non_negative(kName, "reduce_ns", reduce_ns);
+  detail::check_ranks(kAllreduceResilientName, ranks);
+  detail::check_non_negative(kAllreduceResilientName, "bytes", bytes);
+  detail::check_non_negative(kAllreduceResilientName, "reduce_ns", reduce_ns);
   const Fold f(ranks);
   if (redundant < 0 || redundant > f.rounds)
     throw Error(fmt::format(
         "{}: T = {} is outside 0..{}: {} ranks run a butterfly of K = {} stages (on {} ranks), "
         "and the redundant exchanges reuse the partners of the first T of them; choose T in "
         "0..{}",
-        kName, redundant, f.rounds, ranks, f.rounds, f.p2, f.rounds));
+        kAllreduceResilientName, redundant, f.rounds, ranks, f.rounds, f.p2, f.rounds));
   // Dependencies: 4 per round, 1 + T in the first-of group and T sends per butterfly rank, at
   // most 5 per folded pair.
   const std::size_t dependencies =
       static_cast<std::size_t>(f.p2) *
           (4 * static_cast<std::size_t>(f.rounds) + 1 + 2 * static_cast<std::size_t>(redundant)) +
       5 * static_cast<std::size_t>(f.rem);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, op_count(f, redundant)),
-                        dependencies);
+  sim::CompactBuilder b(
+      ranks, detail::checked_op_count(kAllreduceResilientName, ranks, op_count(f, redundant)),
+      dependencies);
   if (ranks == 1) {  // nothing to reduce or to wait for, as in allreduce_recursive_doubling
     b.begin_rank(0);
     return b.finish();

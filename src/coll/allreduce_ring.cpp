@@ -8,19 +8,19 @@
 namespace choreo::coll {
 
 namespace {
-constexpr const char* kName = "allreduce_ring";
+constexpr const char* kAllreduceRingName = "allreduce_ring";
 }  // namespace
 
 sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_non_negative(kName, "reduce_ns", reduce_ns);
+  detail::check_ranks(kAllreduceRingName, ranks);
+  detail::check_non_negative(kAllreduceRingName, "bytes", bytes);
+  detail::check_non_negative(kAllreduceRingName, "reduce_ns", reduce_ns);
   const detail::EvenSplit chunks{bytes, ranks};
   const auto p = static_cast<std::uint64_t>(ranks);
   // Per rank and phase P-1 steps: a send, a receive and (reduce-scatter) a calc.
   const std::uint64_t ops = p * 5 * (p - 1);
   return detail::build_in_steps(
-      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAllreduceRingName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
         const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);
         // Reduce-scatter, step s (tag s): send chunk r - s (reduced in step s-1), receive chunk
         // r - s - 1 and add it in. Afterwards rank r holds chunk r + 1 fully reduced.

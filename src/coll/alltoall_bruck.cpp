@@ -10,7 +10,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "alltoall_bruck";
+constexpr const char* kAlltoallBruckName = "alltoall_bruck";
 
 /// How many of the block indices 1..P-1 have bit `bit` set.
 std::int64_t blocks_with_bit(std::int64_t p, int bit) {
@@ -21,13 +21,13 @@ std::int64_t blocks_with_bit(std::int64_t p, int bit) {
 }  // namespace
 
 sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank) {
-  detail::check_per_rank_bytes(kName, ranks, bytes_per_rank);
+  detail::check_per_rank_bytes(kAlltoallBruckName, ranks, bytes_per_rank);
   const std::int64_t p = ranks, m = bytes_per_rank;
   const int steps = detail::ceil_log2(p);
   // Per rank: 2 rotations, and a send, a receive and a copy a step.
   const auto ops = static_cast<std::uint64_t>(p) * (2 + 3 * static_cast<std::uint64_t>(steps));
   return detail::build_in_steps(
-      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAlltoallBruckName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
         if (m == 0) return;  // nothing moves; MPI libraries return at once
         // Rotation: block i of the work buffer is the one for rank (r + i) mod P.
         order.add(b.copy(p * m));

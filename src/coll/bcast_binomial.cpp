@@ -7,7 +7,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "bcast_binomial";
+constexpr const char* kBcastBinomialName = "bcast_binomial";
 
 /// The bit of vr's parent link: its lowest set bit, or for the root (vr == 0) the first
 /// power of two >= P, so that the root's children are all vr + 2^j < P.
@@ -42,12 +42,12 @@ void emit_rank(sim::CompactBuilder& b, std::int64_t r, std::int64_t ranks, std::
 }  // namespace
 
 sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_root(kName, ranks, root);
+  detail::check_ranks(kBcastBinomialName, ranks);
+  detail::check_non_negative(kBcastBinomialName, "bytes", bytes);
+  detail::check_root(kBcastBinomialName, ranks, root);
   // Every rank but the root receives once and each receive is one send.
   const auto messages = static_cast<std::uint64_t>(ranks) - 1;
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, 2 * messages));
+  sim::CompactBuilder b(ranks, detail::checked_op_count(kBcastBinomialName, ranks, 2 * messages));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     emit_rank(b, r, ranks, root, bytes);

@@ -94,13 +94,13 @@ sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root, in
 
 sim::CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
                                            int root, std::int64_t segment_bytes) {
-  constexpr const char* kName = "bcast_multitree_torus";
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_non_negative(kName, "segment", segment_bytes);
+  constexpr const char* kBcastMultitreeName = "bcast_multitree_torus";
+  detail::check_non_negative(kBcastMultitreeName, "bytes", bytes);
+  detail::check_non_negative(kBcastMultitreeName, "segment", segment_bytes);
   // Tree 0 first: it checks the dimensions and the root.
   std::vector<BroadcastTree> shapes{torus_multitree_tree(dims, root, 0)};
   for (int t = 1; t < 3; ++t) shapes.push_back(torus_multitree_tree(dims, root, t));
-  return detail::pipelined_trees(kName, bytes, shapes, segment_bytes);
+  return detail::pipelined_trees(kBcastMultitreeName, bytes, shapes, segment_bytes);
 }
 
 }  // namespace choreo::coll

@@ -14,7 +14,7 @@ namespace choreo::coll {
 
 namespace {
 
-constexpr const char* kName = "bcast_scatter_allgather";
+constexpr const char* kBcastScatterAllgatherName = "bcast_scatter_allgather";
 
 /// MPICH's pieces: ceil(bytes / P) each, the last ones shorter or empty.
 struct Pieces {
@@ -31,12 +31,12 @@ std::int64_t low_bit(std::int64_t v) { return v & -v; }
 }  // namespace
 
 sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root) {
-  detail::check_ranks(kName, ranks);
-  detail::check_non_negative(kName, "bytes", bytes);
-  detail::check_root(kName, ranks, root);
+  detail::check_ranks(kBcastScatterAllgatherName, ranks);
+  detail::check_non_negative(kBcastScatterAllgatherName, "bytes", bytes);
+  detail::check_root(kBcastScatterAllgatherName, ranks, root);
   if (bytes > std::numeric_limits<std::int64_t>::max() - ranks)
     throw Error(fmt::format("{}: {} bytes is too large: the pieces' offsets overflow 64 bits",
-                            kName, bytes));
+                            kBcastScatterAllgatherName, bytes));
   const std::int64_t p = ranks;
   const Pieces pieces{bytes, bytes / p + (bytes % p != 0 ? 1 : 0)};
   const int scatter_steps = detail::ceil_log2(p);
@@ -44,7 +44,8 @@ sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int 
   const auto per_rank = 1 + static_cast<std::uint64_t>(scatter_steps) + 2 * (ranks - 1ull);
   const auto ops = static_cast<std::uint64_t>(p) * per_rank;
   return detail::build_in_steps(
-      kName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kBcastScatterAllgatherName, ranks, ops,
+      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
         const std::int64_t vr = (r - root + p) % p;
         auto real = [&](std::int64_t v) { return static_cast<int>((v + root) % p); };
         // Scatter: relative rank v > 0 gets pieces [v, v + low_bit(v)) from v - low_bit(v), at the

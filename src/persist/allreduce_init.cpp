@@ -11,7 +11,7 @@ namespace choreo::persist {
 
 namespace {
 
-constexpr const char* kCall = "allreduce_init";
+constexpr const char* kAllreduceInitCall = "allreduce_init";
 // Recursive doubling sends the whole vector log2 P times, the ring 2 (P-1)/P of it: the
 // ring wins once the vector is large against the per-message cost.
 constexpr std::int64_t kRingFromBytes = 16 * 1024;
@@ -22,7 +22,7 @@ std::int64_t chunk_start(std::int64_t count, int ranks, std::int64_t chunk) {
   return chunk * (count / ranks) + std::min(chunk, longer);
 }
 
-detail::Placer ring_placer(std::int64_t count, int ranks, int rank, int element_size) {
+detail::Placer allreduce_ring_placer(std::int64_t count, int ranks, int rank, int element_size) {
   return [=](const sim::CompactSchedule& s, sim::OpIndex op) {
     const int tag = s.tag(op);
     const bool send = s.kind(op) == OpKind::Send;
@@ -60,36 +60,37 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   std::int64_t bytes = 0;
   int element_size = 1;
   detail::on_every_rank(comm, [&] {
-    detail::check_thread_level(kCall, options);
-    element_size = detail::contiguous_size(kCall, type);
-    bytes = detail::checked_bytes(kCall, count, element_size);
+    detail::check_thread_level(kAllreduceInitCall, options);
+    element_size = detail::contiguous_size(kAllreduceInitCall, type);
+    bytes = detail::checked_bytes(kAllreduceInitCall, count, element_size);
     int commutative = 0;
     if (op == MPI_OP_NULL)
-      throw Error(fmt::format("{}: op is MPI_OP_NULL; pass e.g. MPI_SUM", kCall));
+      throw Error(fmt::format("{}: op is MPI_OP_NULL; pass e.g. MPI_SUM", kAllreduceInitCall));
     MPI_Op_commutative(op, &commutative);
     if (!commutative)
       throw Error(
           fmt::format("{}: the op is not commutative, but recursive doubling and the "
                       "ring reduce in a rank-dependent order; use MPI_Allreduce_init",
-                      kCall));
-    algorithm = detail::chosen_algorithm(
-        kCall, options, bytes <= kRingFromBytes ? "recdbl" : "ring", {"recdbl", "ring"});
+                      kAllreduceInitCall));
+    algorithm =
+        detail::chosen_algorithm(kAllreduceInitCall, options,
+                                 bytes <= kRingFromBytes ? "recdbl" : "ring", {"recdbl", "ring"});
   });
   detail::agree_between_ranks(
-      kCall, comm,
+      kAllreduceInitCall, comm,
       {{"count x type size", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     const bool ring = algorithm == "ring";
-    plan = detail::plan_from_schedule(
-        ring ? coll::allreduce_ring(ranks, count)
-             : coll::allreduce_recursive_doubling(ranks, count),
-        rank, element_size,
-        ring ? ring_placer(count, ranks, rank, element_size) : recursive_doubling_placer(ranks),
-        "allreduce:" + algorithm);
+    plan = detail::plan_from_schedule(ring ? coll::allreduce_ring(ranks, count)
+                                           : coll::allreduce_recursive_doubling(ranks, count),
+                                      rank, element_size,
+                                      ring ? allreduce_ring_placer(count, ranks, rank, element_size)
+                                           : recursive_doubling_placer(ranks),
+                                      "allreduce:" + algorithm);
     plan.scratch_bytes = bytes;
     plan.initial_copy_bytes = bytes;
-    detail::check_tags(kCall, plan, comm);
+    detail::check_tags(kAllreduceInitCall, plan, comm);
   });
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;
   return detail::make_request(std::move(plan), {recvbuf, input}, comm, type, op, options);

@@ -19,7 +19,7 @@ namespace choreo::persist {
 
 namespace {
 
-constexpr const char* kCall = "alltoallv_init";
+constexpr const char* kAlltoallvInitCall = "alltoallv_init";
 
 const std::vector<std::string> kAlgorithms = {"openshop", "optimal", "delay", "ring", "direct"};
 
@@ -113,25 +113,26 @@ Local check_local(const void* sendbuf, const int sendcounts[], const int sdispls
                   MPI_Datatype sendtype, const int recvcounts[], const int rdispls[],
                   MPI_Datatype recvtype, int ranks, const Options& options) {
   Local local;
-  detail::check_thread_level(kCall, options);
-  local.algorithm = detail::chosen_algorithm(kCall, options, "openshop", kAlgorithms);
+  detail::check_thread_level(kAlltoallvInitCall, options);
+  local.algorithm = detail::chosen_algorithm(kAlltoallvInitCall, options, "openshop", kAlgorithms);
   if (sendbuf == MPI_IN_PLACE)
-    throw Error(
-        fmt::format("{}: MPI_IN_PLACE is not supported; pass a separate send buffer", kCall));
+    throw Error(fmt::format("{}: MPI_IN_PLACE is not supported; pass a separate send buffer",
+                            kAlltoallvInitCall));
   if (sendcounts == nullptr || sdispls == nullptr || recvcounts == nullptr || rdispls == nullptr)
     throw Error(fmt::format(
-        "{}: the counts and displacements must be arrays of one entry per rank, not null", kCall));
-  local.send_size = detail::contiguous_size(kCall, sendtype);
-  local.recv_size = detail::contiguous_size(kCall, recvtype);
+        "{}: the counts and displacements must be arrays of one entry per rank, not null",
+        kAlltoallvInitCall));
+  local.send_size = detail::contiguous_size(kAlltoallvInitCall, sendtype);
+  local.recv_size = detail::contiguous_size(kAlltoallvInitCall, recvtype);
   for (int r = 0; r < ranks; ++r) {
     const auto at = static_cast<std::size_t>(r);
-    local.row.push_back(detail::checked_bytes(kCall, sendcounts[at], local.send_size));
-    detail::checked_bytes(kCall, recvcounts[at], local.recv_size);
+    local.row.push_back(detail::checked_bytes(kAlltoallvInitCall, sendcounts[at], local.send_size));
+    detail::checked_bytes(kAlltoallvInitCall, recvcounts[at], local.recv_size);
     if (sdispls[at] < 0 || rdispls[at] < 0)
       throw Error(
           fmt::format("{}: displacements must be 0 or more, not sdispls[{}] = {}, "
                       "rdispls[{}] = {}",
-                      kCall, r, sdispls[at], r, rdispls[at]));
+                      kAlltoallvInitCall, r, sdispls[at], r, rdispls[at]));
   }
   return local;
 }
@@ -150,7 +151,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     local = check_local(sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype,
                         ranks, options);
   });
-  detail::agree_between_ranks(kCall, comm,
+  detail::agree_between_ranks(kAlltoallvInitCall, comm,
                               {{"algorithm", detail::name_fingerprint(local.algorithm)}});
   // Every rank learns the whole pattern, so every rank builds the same schedule.
   std::vector<std::int64_t> matrix(n * n);
@@ -166,7 +167,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         throw Error(fmt::format(
             "{}: rank {} sends {} bytes to rank {}, which expects {} (recvcounts[{}] x recvtype "
             "size); the send and receive counts must describe the same bytes",
-            kCall, src, sent, rank, expected, src));
+            kAlltoallvInitCall, src, sent, rank, expected, src));
     }
     const Pattern pattern = pattern_of(matrix, ranks);
     const Schedule schedule = scheduled(pattern, local.algorithm);
@@ -191,7 +192,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     plan.initial_copy_bytes = matrix[self * n + self];
     plan.initial_copy_offset = rdispls[self] * recv_size;
     plan.initial_copy_source_offset = sdispls[self] * send_size;
-    detail::check_tags(kCall, plan, comm);
+    detail::check_tags(kAlltoallvInitCall, plan, comm);
   });
   return detail::make_request(std::move(plan), {recvbuf, sendbuf}, comm, recvtype, MPI_OP_NULL,
                               options);

@@ -11,7 +11,7 @@ namespace choreo::persist {
 
 namespace {
 
-constexpr const char* kCall = "bcast_init";
+constexpr const char* kBcastInitCall = "bcast_init";
 
 struct BcastShape {
   std::string algorithm;
@@ -22,20 +22,21 @@ struct BcastShape {
 
 BcastShape shape_of(int count, MPI_Datatype type, int root, int ranks, const Options& options) {
   BcastShape shape;
-  shape.algorithm = detail::chosen_algorithm(kCall, options, "multitree",
+  shape.algorithm = detail::chosen_algorithm(kBcastInitCall, options, "multitree",
                                              {"binomial", "kary_pipeline", "multitree"});
-  shape.bytes = detail::checked_bytes(kCall, count, detail::contiguous_size(kCall, type));
+  shape.bytes =
+      detail::checked_bytes(kBcastInitCall, count, detail::contiguous_size(kBcastInitCall, type));
   if (root < 0 || root >= ranks)
-    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kCall, root,
-                            ranks - 1));
+    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
+                            root, ranks - 1));
   shape.root = root;
   if (shape.algorithm == "binomial") return shape;
   const bool multitree = shape.algorithm == "multitree";
   shape.parts = multitree ? options.parts : 1;
   shape.arity = options.arity != 0 ? options.arity : (multitree ? 3 : 2);
   if (options.segment_bytes < 0)
-    throw Error(fmt::format("{}: segment_bytes must be 0 (Hockney's rule) or more, not {}", kCall,
-                            options.segment_bytes));
+    throw Error(fmt::format("{}: segment_bytes must be 0 (Hockney's rule) or more, not {}",
+                            kBcastInitCall, options.segment_bytes));
   const int depth = coll::multitree_tree(ranks, root, shape.arity, shape.parts, 0).depth;
   shape.segment_bytes = options.segment_bytes > 0
                             ? options.segment_bytes
@@ -72,10 +73,10 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   const int rank = me.rank, ranks = me.size;
   BcastShape shape;
   detail::on_every_rank(comm, [&] {
-    detail::check_thread_level(kCall, options);
+    detail::check_thread_level(kBcastInitCall, options);
     shape = shape_of(count, type, root, ranks, options);
   });
-  detail::agree_between_ranks(kCall, comm,
+  detail::agree_between_ranks(kBcastInitCall, comm,
                               {{"count x type size", shape.bytes},
                                {"root", shape.root},
                                {"algorithm", detail::name_fingerprint(shape.algorithm)},
@@ -85,7 +86,7 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     plan = plan_of(shape, ranks, rank);
-    detail::check_tags(kCall, plan, comm);
+    detail::check_tags(kBcastInitCall, plan, comm);
   });
   return detail::make_request(std::move(plan), {buf, nullptr}, comm, type, MPI_OP_NULL, options);
 }

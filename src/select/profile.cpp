@@ -304,10 +304,14 @@ std::string profile_to_json(const MachineProfile& p) {
                      series_text(p.burst.sizes));
   out += fmt::format(
       " \"overhead\": {{\"messages\": {}, \"delay\": {}, \"wait\": {},\n  \"send\": {},\n  "
-      "\"recv\": {}}}}}\n",
+      "\"recv\": {}}}",
       p.overhead.messages, json(p.overhead.delay).dump(), json(p.overhead.wait).dump(),
       samples_line(p.overhead.send), samples_line(p.overhead.recv));
-  return out;
+  if (!p.collective.empty())
+    out += fmt::format(
+        ",\n \"collective\": {{\"ranks\": {},\n  \"exchange\": {},\n  \"memcpy\": {}}}",
+        p.collective.ranks, series_text(p.collective.exchange), series_text(p.collective.memcpy));
+  return out + "}\n";
 }
 
 MachineProfile profile_from_json(const std::string& text) {
@@ -326,7 +330,7 @@ MachineProfile profile_from_json(const std::string& text) {
   check_keys(doc, top,
              {"format", "host", "mpi_library", "created", "ranks", "pairs", "cache_bytes",
               "memcpy_buffer_bytes", "loggp", "hockney", "memcpy_hockney", "pingpong", "memcpy",
-              "burst", "overhead", "meta"});
+              "burst", "overhead", "collective", "meta"});
   MachineProfile p;
   p.host = get_string(doc, top, "host");
   p.mpi_library = get_string(doc, top, "mpi_library");
@@ -379,6 +383,18 @@ MachineProfile profile_from_json(const std::string& text) {
     const json& o = object_field(overhead, "overhead", key);
     check_keys(o, where, {"bytes", "batch", "seconds"});
     (std::string(key) == "send" ? p.overhead.send : p.overhead.recv) = parse_samples(o, where);
+  }
+
+  if (doc.contains("collective")) {  // optional: profiles before it have none
+    const json& collective = object_field(doc, top, "collective");
+    check_keys(collective, "collective", {"ranks", "exchange", "memcpy"});
+    p.collective.ranks = get_small_int(collective, "collective", "ranks", 2);
+    if (p.collective.ranks > p.ranks)
+      throw Error(
+          fmt::format("collective: \"ranks\" is {}, more than the {} ranks of the calibration run",
+                      p.collective.ranks, p.ranks));
+    p.collective.exchange = parse_series(collective, "collective", "exchange");
+    p.collective.memcpy = parse_series(collective, "collective", "memcpy");
   }
   return p;
 }

@@ -116,16 +116,35 @@ Selection select_algorithms(const Request& request) {
   return s;
 }
 
-model::CostTables tables_from_profile(const MachineProfile& profile) {
+ModelTables parse_model_tables(std::string_view text) {
+  if (text == "auto") return ModelTables::Automatic;
+  if (text == "collective") return ModelTables::Collective;
+  if (text == "paper") return ModelTables::Paper;
+  throw Error(fmt::format("'{}' names no model tables: write auto, collective or paper", text));
+}
+
+model::CostTables tables_from_profile(const MachineProfile& profile, ModelTables tables) {
   auto medians = [](const std::vector<SizeSamples>& samples) {
     std::vector<std::pair<std::int64_t, double>> points;
     for (const auto& s : samples) points.emplace_back(s.bytes, s.median());
     return points;
   };
+  const bool has_collective = !profile.collective.empty();
+  if (tables == ModelTables::Collective && !has_collective)
+    throw Error(
+        "the profile has no collective tables (it predates them): calibrate again with "
+        "`choreo-mpi calibrate`, or use paper 001's tables (--tables paper)");
   model::CostTables t;
-  t.message = model::PiecewiseLinear(medians(profile.pingpong));
-  t.memcpy = profile.memcpy.empty() ? model::PiecewiseLinear({{0, 0.0}})
-                                    : model::PiecewiseLinear(medians(profile.memcpy));
+  if (tables == ModelTables::Collective || (tables == ModelTables::Automatic && has_collective)) {
+    t.message = model::PiecewiseLinear(medians(profile.collective.exchange));
+    t.memcpy = model::PiecewiseLinear(medians(profile.collective.memcpy));
+    t.source = "collective";
+  } else {
+    t.message = model::PiecewiseLinear(medians(profile.pingpong));
+    t.memcpy = profile.memcpy.empty() ? model::PiecewiseLinear({{0, 0.0}})
+                                      : model::PiecewiseLinear(medians(profile.memcpy));
+    t.source = "paper";
+  }
   if (!profile.pairs.empty()) t.calibrated_pair = profile.pairs.front();
   return t;
 }

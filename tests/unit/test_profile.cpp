@@ -85,6 +85,26 @@ TEST(Profile, WriteReadRoundTripIsExact) {
   EXPECT_EQ(back.pingpong[3].seconds, p.pingpong[3].seconds);  // raw samples kept, bit for bit
 }
 
+TEST(Profile, CollectiveTablesRoundTripAndAreOptional) {
+  MachineProfile p = synthetic_profile(0.01, 7);
+  std::mt19937 rng(7);
+  p.collective.ranks = 2;
+  for (std::int64_t s = 1; s <= (1 << 20); s *= 4) {
+    p.collective.exchange.push_back({s, 1, noisy(2 * one_way(s), 7, 0.01, rng)});
+    p.collective.memcpy.push_back({s, 1, noisy(static_cast<double>(s) * 1e-11, 7, 0.01, rng)});
+  }
+  const std::string text = profile_to_json(p);
+  EXPECT_THAT(text, HasSubstr("\"collective\": {\"ranks\": 2,\n  \"exchange\": ["));
+  EXPECT_EQ(profile_from_json(text), p);
+
+  // A profile from before the collective tables reads, without them.
+  nlohmann::json old = nlohmann::json::parse(text);
+  old.erase("collective");
+  const MachineProfile back = profile_from_json(old.dump());
+  EXPECT_TRUE(back.collective.empty());
+  EXPECT_EQ(back.pingpong, p.pingpong);
+}
+
 TEST(Profile, WriterPutsOneSizePerLine) {
   const std::string text = profile_to_json(synthetic_profile());
   EXPECT_THAT(text, HasSubstr("{\"format\": \"choreo.profile/1\",\n"));
@@ -126,6 +146,20 @@ TEST(Profile, EveryMalformedProfileGetsOneClearLine) {
               HasSubstr("\"format\" is \"choreo.schedule/1\", not \"choreo.profile/1\""));
   EXPECT_THAT(error_reading([](json& d) { d.erase("format"); }),
               HasSubstr("missing \"format\": \"choreo.profile/1\""));
+  EXPECT_THAT(
+      error_reading([](json& d) {
+        d["collective"] = {{"ranks", 3}, {"exchange", d["pingpong"]}, {"memcpy", d["memcpy"]}};
+      }),
+      HasSubstr("collective: \"ranks\" is 3, more than the 2 ranks of the calibration run"));
+  EXPECT_THAT(error_reading([](json& d) {
+                d["collective"] = {{"ranks", 2}, {"exchange", d["pingpong"]}};
+              }),
+              HasSubstr("collective: missing \"memcpy\""));
+  EXPECT_THAT(
+      error_reading([](json& d) {
+        d["collective"] = {{"ranks", 2}, {"exchange", json::array()}, {"memcpy", d["memcpy"]}};
+      }),
+      HasSubstr("collective: \"exchange\" is empty"));
   EXPECT_THAT(error_reading([](json& d) { std::swap(d["pingpong"][2], d["pingpong"][3]); }),
               HasSubstr("pingpong[3]: 4 B does not follow 8 B; sizes must be strictly ascending"));
   EXPECT_THAT(error_reading([](json& d) { d["memcpy"][1]["seconds"] = json::array(); }),

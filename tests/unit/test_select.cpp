@@ -1,5 +1,9 @@
-// Algorithm selection: sizes, and a crossover worked out by hand from the step model.
+// Algorithm selection: sizes, a crossover worked out by hand from the step model, and which
+// of a profile's tables times the steps.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "choreo/error.hpp"
 #include "choreo/select.hpp"
@@ -70,6 +74,71 @@ TEST(Select, RejectsUnknownCollectivesAndAlgorithms) {
   r.collective = "allgather";
   r.sizes.clear();
   EXPECT_THROW(select_algorithms(r), Error);
+}
+
+/// A profile whose ping-pong takes 1 us + 1 ns/B one way and whose exchange (2 ranks at once)
+/// takes 3 us + 4 ns/B; its cache-defeating memcpy 0.1 ns/B, its memcpy of fresh data
+/// 0.01 ns/B. Each sampled at 1 KiB and 1 MiB with three samples.
+MachineProfile two_table_profile() {
+  MachineProfile p;
+  p.ranks = 2;
+  p.pairs = {{0, 1}};
+  const auto line = [](double alpha, double beta) {
+    std::vector<SizeSamples> out;
+    for (std::int64_t bytes : {std::int64_t{1024}, std::int64_t{1} << 20}) {
+      const double t = alpha + beta * static_cast<double>(bytes);
+      out.push_back({bytes, 1, {t * 1.1, t, t * 0.9}});  // median t
+    }
+    return out;
+  };
+  p.pingpong = line(1e-6, 1e-9);
+  p.memcpy = line(0, 1e-10);
+  p.collective = {2, line(3e-6, 4e-9), line(0, 1e-11)};
+  return p;
+}
+
+TEST(SelectTables, TheCollectiveTablesAreUsedWhenTheProfileHasThem) {
+  const MachineProfile p = two_table_profile();
+  Request r;
+  r.collective = "allgather";
+  r.ranks = 2;
+  r.sizes = {1024, 1 << 20};
+  r.only = {"bruck"};
+  // Bruck on 2 ranks: one step of M, and rank 1 copies M four times (its own block in, then
+  // three for the final rotation; the model takes the busiest rank's copies), so
+  // t = alpha + beta M + 4 copy M.
+  for (const auto& [tables, alpha, beta, copy, source] :
+       {std::tuple{ModelTables::Automatic, 3e-6, 4e-9, 1e-11, "collective"},
+        std::tuple{ModelTables::Collective, 3e-6, 4e-9, 1e-11, "collective"},
+        std::tuple{ModelTables::Paper, 1e-6, 1e-9, 1e-10, "paper"}}) {
+    r.tables = tables_from_profile(p, tables);
+    EXPECT_EQ(r.tables.source, source);
+    const Selection s = select_algorithms(r);
+    ASSERT_EQ(s.curves.size(), 1u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      const auto m = static_cast<double>(r.sizes[i]);
+      EXPECT_NEAR(*s.curves[0].seconds[i], alpha + beta * m + 4 * copy * m, 1e-12) << source;
+    }
+  }
+}
+
+TEST(SelectTables, AnOldProfileFallsBackToThePapersOrSaysWhatIsMissing) {
+  MachineProfile p = two_table_profile();
+  p.collective = {};
+  EXPECT_EQ(tables_from_profile(p).source, "paper");
+  EXPECT_THAT(
+      [&] { tables_from_profile(p, ModelTables::Collective); },
+      ::testing::ThrowsMessage<Error>(::testing::AllOf(::testing::HasSubstr("no collective tables"),
+                                                       ::testing::HasSubstr("--tables paper"))));
+}
+
+TEST(SelectTables, ParsesTheTableNames) {
+  EXPECT_EQ(parse_model_tables("auto"), ModelTables::Automatic);
+  EXPECT_EQ(parse_model_tables("collective"), ModelTables::Collective);
+  EXPECT_EQ(parse_model_tables("paper"), ModelTables::Paper);
+  EXPECT_THAT([] { parse_model_tables("ping-pong"); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr(
+                  "'ping-pong' names no model tables: write auto, collective")));
 }
 
 }  // namespace

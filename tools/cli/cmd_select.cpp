@@ -21,7 +21,7 @@ namespace {
 struct Args {
   std::string collective, profile, topology = "ideal", placement = "linear", sizes = "8:64M";
   std::string alpha, bandwidth, memcpy_bandwidth = "10GBps", hop_latency = "0s";
-  std::string algorithms, export_format, output, plot;
+  std::string algorithms, export_format, output, plot, tables = "auto";
   double factor = 2;
   int ranks = 0;
   bool no_collisions = false;
@@ -31,7 +31,7 @@ struct Args {
 model::CostTables tables_of(const Args& a) {
   model::CostTables t;
   if (!a.profile.empty()) {
-    t = select::tables_from_profile(read_profile(a.profile));
+    t = select::tables_from_profile(read_profile(a.profile), select::parse_model_tables(a.tables));
   } else {
     if (a.alpha.empty() || a.bandwidth.empty())
       throw Error(
@@ -114,13 +114,14 @@ nlohmann::json as_json(const select::Selection& s, const select::Request& r, con
     crossovers.push_back({{"from", x.from}, {"to", x.to}, {"bytes", x.bytes}});
   return {{"format", "choreo.select/1"}, {"collective", r.collective}, {"ranks", r.ranks},
           {"topology", a.topology},      {"placement", a.placement},   {"collisions", r.collisions},
-          {"profile", a.profile},        {"sizes", s.sizes},           {"algorithms", curves},
-          {"winners", s.winners},        {"crossovers", crossovers}};
+          {"profile", a.profile},        {"tables", r.tables.source},  {"sizes", s.sizes},
+          {"algorithms", curves},        {"winners", s.winners},       {"crossovers", crossovers}};
 }
 
 void print_table(const select::Selection& s, const select::Request& r, const Args& a) {
-  fmt::print("{} on {} ranks, {} ({} placement), collisions {}; predicted time per call\n",
-             r.collective, r.ranks, a.topology, a.placement, r.collisions ? "on" : "off");
+  fmt::print(
+      "{} on {} ranks, {} ({} placement), collisions {}, {} tables; predicted time per call\n",
+      r.collective, r.ranks, a.topology, a.placement, r.collisions ? "on" : "off", r.tables.source);
   fmt::print("{:>10}", "bytes");
   for (const auto& c : s.curves) fmt::print(" {:>12}", c.algorithm);
   fmt::print("  winner\n");
@@ -156,6 +157,11 @@ void add_select_command(CLI::App& app, const Global& global) {
   cmd->add_option("COLL", a->collective, "allgather, bcast, allreduce or alltoall")->required();
   cmd->add_option("--profile", a->profile,
                   "Machine profile from `choreo-mpi calibrate` (message and memcpy tables)");
+  cmd->add_option("--tables", a->tables,
+                  "With a profile, which tables: collective (exchange among all ranks, memcpy of "
+                  "fresh data), paper (ping-pong, cache-defeating memcpy), or auto (collective "
+                  "when the profile has them; default)")
+      ->check(CLI::IsMember({"auto", "collective", "paper"}));
   cmd->add_option("--alpha", a->alpha, "Without a profile: Hockney latency, e.g. 2us");
   cmd->add_option("--bandwidth", a->bandwidth, "Without a profile: bandwidth, e.g. 10GBps");
   cmd->add_option("--memcpy-bandwidth", a->memcpy_bandwidth,
