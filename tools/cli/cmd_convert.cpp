@@ -7,10 +7,10 @@
 namespace choreo::cli {
 
 void add_convert_command(CLI::App& app, const Global& global) {
-  struct Args {
+  struct ConvertArgs {
     std::string in, out;
   };
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<ConvertArgs>();
   auto* cmd = app.add_subcommand(
       "convert", "Convert a schedule between JSON (.json) and LogGOPSim's GOAL (.goal)");
   cmd->add_option("IN", args->in, "Input schedule (.json or .goal)")->required();

@@ -8,10 +8,10 @@
 namespace choreo::cli {
 
 void add_generate_command(CLI::App& app, const Global& global) {
-  struct Args {
+  struct GenerateArgs {
     std::string spec, out;
   };
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<GenerateArgs>();
   std::string names;
   for (const auto& n : coll::generator_names()) names += (names.empty() ? "" : ", ") + n;
   auto* cmd = app.add_subcommand("generate", "Write the schedule of a collective algorithm");

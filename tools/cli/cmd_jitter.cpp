@@ -20,7 +20,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct JitterArgs {
   jitter::JitterParams params;
   double net_period = -1, net_duration = -1;  // -1: follow the OS jitter's
   std::string log2_ranks = "1:16";
@@ -49,7 +49,7 @@ std::pair<double, double> parse_range(const std::string& text, const char* optio
   }
 }
 
-std::vector<std::int64_t> ranks_of(const Args& a) {
+std::vector<std::int64_t> ranks_of(const JitterArgs& a) {
   if (!a.ranks.empty()) return a.ranks;
   const auto [lo, hi] = parse_range(a.log2_ranks, "--log2-ranks");
   if (lo < 1 || hi > 24 || lo > hi || lo != std::floor(lo) || hi != std::floor(hi))
@@ -62,7 +62,7 @@ std::vector<std::int64_t> ranks_of(const Args& a) {
 }
 
 /// Log-spaced x values, `steps` per decade, from LO to HI inclusive.
-std::vector<double> x_values(const Args& a) {
+std::vector<double> x_values(const JitterArgs& a) {
   if (a.axis == "none") return {0};
   const auto [lo, hi] = parse_range(a.x_range, "--x-range");
   if (!(lo > 0) || hi < lo)
@@ -77,7 +77,7 @@ std::vector<double> x_values(const Args& a) {
 }
 
 /// The parameters at one x, or nothing when x is out of reach (Tcomm below alpha).
-std::optional<jitter::JitterParams> params_at(const Args& a, double x) {
+std::optional<jitter::JitterParams> params_at(const JitterArgs& a, double x) {
   jitter::JitterParams p = a.params;
   if (a.axis == "tcomm") {
     // The paper moves Tcomm through N with alpha and beta fixed.
@@ -114,7 +114,7 @@ std::string csv_header() {
          "mean_by_t\n";
 }
 
-std::string csv_row(const Args& a, double x, const jitter::JitterParams& p,
+std::string csv_row(const JitterArgs& a, double x, const jitter::JitterParams& p,
                     const jitter::PointResult& r, std::optional<std::pair<int, double>> automatic) {
   std::string by_t;
   for (double t : r.mean_by_t) by_t += fmt::format("{}{:.6e}", by_t.empty() ? "" : ";", t);
@@ -131,7 +131,7 @@ std::string csv_row(const Args& a, double x, const jitter::JitterParams& p,
       automatic ? fmt::format("{:.6e}", automatic->second) : "", by_t);
 }
 
-void run(Args a, const Global& global) {
+void run(JitterArgs a, const Global& global) {
   a.params.coupling =
       a.coupling == "independent" ? jitter::Coupling::Independent : jitter::Coupling::Exchange;
   a.params.redundant_cost = a.redundant_cost == "sender-busy" ? jitter::RedundantCost::SenderBusy
@@ -207,7 +207,7 @@ void add_jitter_command(CLI::App& app, const Global& global) {
   auto* jitter_cmd = app.add_subcommand(
       "jitter", "Paper 004: the jitter-resilient butterfly allreduce under OS and network noise");
   jitter_cmd->require_subcommand(1);
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<JitterArgs>();
   auto* cmd = jitter_cmd->add_subcommand(
       "sweep", "Simulate plain and resilient butterfly allreduce over P and one noise axis");
   cmd->add_option("--log2-ranks", a->log2_ranks, "P = 2^LO .. 2^HI (default 1:16, at most 24)")

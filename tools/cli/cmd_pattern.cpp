@@ -14,7 +14,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct PatternArgs {
   std::string kind, out;
   int ranks = 0;
   std::int64_t bytes = 64512;  // 63 KiB: paper 000's largest eager message
@@ -49,7 +49,7 @@ std::pair<std::int64_t, std::int64_t> parse_sizes(std::string_view text) {
   return {number(rest.substr(0, colon)), number(rest.substr(colon + 1))};
 }
 
-Pattern generate(const Args& a) {
+Pattern generate(const PatternArgs& a) {
   if (a.kind == "alltoall") return patterns::alltoall(a.ranks, a.bytes);
   if (a.kind == "gather") return patterns::gather(a.ranks, a.bytes, a.root);
   if (a.kind == "scatter") return patterns::scatter(a.ranks, a.bytes, a.root);
@@ -67,7 +67,7 @@ Pattern generate(const Args& a) {
 }  // namespace
 
 void add_pattern_command(CLI::App& app, const Global& global) {
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<PatternArgs>();
   auto* cmd = app.add_subcommand("pattern",
                                  "Generate a communication pattern (who sends how much to whom)");
   cmd->add_option("KIND", args->kind, "alltoall, gather, scatter, triangle, scale-free or random")

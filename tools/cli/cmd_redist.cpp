@@ -15,7 +15,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct RedistArgs {
   std::string shape, from, to;
   std::int64_t ranks = 0;  ///< the communicator to check the grids against (0: any)
   std::int64_t element_bytes = 8;
@@ -58,7 +58,7 @@ nlohmann::json dims_json(const redist::Plan& plan) {
   return dims;
 }
 
-nlohmann::json to_json(const redist::Plan& plan, const Args& a, double seconds) {
+nlohmann::json to_json(const redist::Plan& plan, const RedistArgs& a, double seconds) {
   nlohmann::json transfers = nlohmann::json::array();
   for (const redist::Transfer& t : plan.transfers)
     transfers.push_back({{"source_rank", t.source_rank},
@@ -87,7 +87,7 @@ nlohmann::json to_json(const redist::Plan& plan, const Args& a, double seconds) 
           {"plan_seconds", seconds}};
 }
 
-void print_table(const redist::Plan& plan, const Args& a, double seconds) {
+void print_table(const redist::Plan& plan, const RedistArgs& a, double seconds) {
   fmt::print("redistribution  {} {} -> {}\n", fmt::join(plan.from.shape, "x"),
              redist::to_string(plan.from), redist::to_string(plan.to));
   fmt::print("reductions      gcd {}, period {}\n", a.no_gcd ? "off" : "on",
@@ -117,7 +117,7 @@ void print_table(const redist::Plan& plan, const Args& a, double seconds) {
   fmt::print("plan time       {} (comm sets and sections, all ranks)\n", human_seconds(seconds));
 }
 
-void run(const Args& a, const Global& global) {
+void run(const RedistArgs& a, const Global& global) {
   if (a.element_bytes < 1)
     throw Error(fmt::format("--element-bytes must be at least 1, not {}", a.element_bytes));
   const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
@@ -145,7 +145,7 @@ void add_redist_command(CLI::App& app, const Global& global) {
   auto* redist = app.add_subcommand(
       "redist", "Block-cyclic array redistribution (paper 002); run it with choreo-mpi redist run");
   redist->require_subcommand(1);
-  auto args = std::make_shared<Args>();
+  auto args = std::make_shared<RedistArgs>();
   auto* plan = redist->add_subcommand(
       "plan",
       "Comm sets per dimension (compact triplets), messages and volumes per rank pair, and the "

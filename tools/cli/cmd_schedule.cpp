@@ -15,7 +15,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct ScheduleArgs {
   std::string algo = "direct", in, out;
   std::int64_t delta_ns = 400000;  // paper 000's best delay on its 1 GbE cluster (Fig. 5)
   SlotModel model;
@@ -24,7 +24,7 @@ struct Args {
   bool paced = false;      // every slot lasts δ, not only the empty ones
 };
 
-double ns_per_byte(const Args& a) {
+double ns_per_byte(const ScheduleArgs& a) {
   if (a.bandwidth.empty()) return a.ns_per_byte;
   const double bytes_per_second = parse_bandwidth(a.bandwidth);
   if (!(bytes_per_second > 0))
@@ -57,7 +57,7 @@ nlohmann::json report_open_shop(const Pattern& pattern, const TimedPlan& plan, c
           {"delays", count_delays(s)}};
 }
 
-void run(const Args& a, const Global& global) {
+void run(const ScheduleArgs& a, const Global& global) {
   const double ns = ns_per_byte(a);  // bad options fail before any work
   const Pattern pattern = load_pattern(a.in);
   Schedule s;
@@ -82,7 +82,8 @@ void run(const Args& a, const Global& global) {
     const PlanReport r = report_plan(pattern, plan, a.model);
     report.update(
         {{"slots", r.slots},
-         {"delays", count_delays(s)}, {"paced", a.paced},
+         {"delays", count_delays(s)},
+         {"paced", a.paced},
          {"contention_pairs", r.contention_pairs},
          {"degree_bound", r.degree_bound},
          {"predicted_ns", r.predicted_ns >= 0 ? nlohmann::json(r.predicted_ns) : nlohmann::json()},
@@ -135,7 +136,7 @@ void run(const Args& a, const Global& global) {
 }  // namespace
 
 void add_schedule_command(CLI::App& app, const Global& global) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<ScheduleArgs>();
   auto* cmd = app.add_subcommand("schedule", "Schedule a pattern: the send order of every rank");
   cmd->add_option("PATTERN", a->in, "Pattern file (.json)")->required();
   cmd->add_option("--algo", a->algo,

@@ -18,7 +18,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct SelectArgs {
   std::string collective, profile, topology = "ideal", placement = "linear", sizes = "8:64M";
   std::string alpha, bandwidth, memcpy_bandwidth = "10GBps", hop_latency = "0s";
   std::string algorithms, export_format, output, plot, tables = "auto";
@@ -28,7 +28,7 @@ struct Args {
 };
 
 /// The cost tables: from a calibrated profile, or Hockney's alpha + M / bandwidth.
-model::CostTables tables_of(const Args& a) {
+model::CostTables tables_of(const SelectArgs& a) {
   model::CostTables t;
   if (!a.profile.empty()) {
     t = select::tables_from_profile(read_profile(a.profile), select::parse_model_tables(a.tables));
@@ -46,7 +46,7 @@ model::CostTables tables_of(const Args& a) {
   return t;
 }
 
-int ranks_of(const Args& a, const sim::NetworkSpec& network) {
+int ranks_of(const SelectArgs& a, const sim::NetworkSpec& network) {
   if (a.ranks > 0) return a.ranks;
   switch (network.kind) {
     case sim::NetworkSpec::Kind::Torus:
@@ -101,7 +101,7 @@ void plot(const select::Selection& s, const select::Request& r, const std::strin
   if (pclose(gp) != 0) throw Error(fmt::format("gnuplot failed to write {}", file));
 }
 
-nlohmann::json as_json(const select::Selection& s, const select::Request& r, const Args& a) {
+nlohmann::json as_json(const select::Selection& s, const select::Request& r, const SelectArgs& a) {
   nlohmann::json curves = nlohmann::json::array();
   for (const auto& c : s.curves) {
     nlohmann::json seconds = nlohmann::json::array();
@@ -118,7 +118,7 @@ nlohmann::json as_json(const select::Selection& s, const select::Request& r, con
           {"algorithms", curves},        {"winners", s.winners},       {"crossovers", crossovers}};
 }
 
-void print_table(const select::Selection& s, const select::Request& r, const Args& a) {
+void print_table(const select::Selection& s, const select::Request& r, const SelectArgs& a) {
   fmt::print(
       "{} on {} ranks, {} ({} placement), collisions {}, {} tables; predicted time per call\n",
       r.collective, r.ranks, a.topology, a.placement, r.collisions ? "on" : "off", r.tables.source);
@@ -149,7 +149,7 @@ CollectiveDecision decision_of(const select::Selection& s, const select::Request
 }  // namespace
 
 void add_select_command(CLI::App& app, const Global& global) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<SelectArgs>();
   auto* cmd = app.add_subcommand(
       "select",
       "Predict every algorithm of a collective (paper 001's step model with collisions), pick "

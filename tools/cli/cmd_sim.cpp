@@ -17,7 +17,7 @@
 namespace choreo::cli {
 namespace {
 
-struct Args {
+struct SimArgs {
   std::string file, generate, network = "ideal", placement = "linear", sharing = "serialize";
   sim::LogGOPS params;
   double link_G = -1;
@@ -36,7 +36,7 @@ std::size_t peak_rss_bytes() {
 }
 
 /// The schedule to simulate; `name` and `algorithm` describe it for the output.
-sim::CompactSchedule load(const Args& a, std::string& name, std::string& algorithm,
+sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
                           double& build_seconds) {
   auto start = std::chrono::steady_clock::now();
   sim::CompactSchedule s = [&] {
@@ -56,7 +56,7 @@ sim::CompactSchedule load(const Args& a, std::string& name, std::string& algorit
 }
 
 /// The simulation as a run result, so `choreo report` shows it beside real runs.
-RunResult as_run(const Args& a, const std::string& name, const std::string& algorithm,
+RunResult as_run(const SimArgs& a, const std::string& name, const std::string& algorithm,
                  const sim::CompactSchedule& s, const sim::SimResult& r) {
   RunResult run;
   run.label = a.label;
@@ -100,7 +100,7 @@ void print_links(const sim::SimResult& r, int top) {
                100 * static_cast<double>(r.links[i].busy_ns) / makespan, r.links[i].messages);
 }
 
-void run(const Args& a, const Global& global) {
+void run(const SimArgs& a, const Global& global) {
   if (a.file.empty() == a.generate.empty())
     throw Error("give either a schedule FILE or --generate SPEC (see --help)");
   sim::SimOptions options;
@@ -172,7 +172,7 @@ void run(const Args& a, const Global& global) {
 }  // namespace
 
 void add_sim_command(CLI::App& app, const Global& global) {
-  auto a = std::make_shared<Args>();
+  auto a = std::make_shared<SimArgs>();
   auto* cmd = app.add_subcommand(
       "sim", "Simulate a schedule under LogGOPS (LogGOPSim's semantics); times in ns");
   cmd->add_option("FILE", a->file, "Schedule (.json or .goal)");
