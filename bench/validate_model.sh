@@ -85,10 +85,10 @@ predictions() {
     --algorithms "$algo_list" "$@" --no-collisions --json > "$out/runs/$tag.nocoll.json"
 }
 
-# predicted TAG ALGORITHM BYTES [nocoll]: one predicted time from the select JSON.
+# predicted TAG ALGORITHM BYTES [VARIANT]: one predicted time from the select JSON
+# $out/runs/TAG.VARIANT.json (VARIANT: predicted, the default; nocoll; paper).
 predicted() {
-  local file=$out/runs/$1.predicted.json
-  [ "${4:-}" = nocoll ] && file=$out/runs/$1.nocoll.json
+  local file=$out/runs/$1.${4:-predicted}.json
   jq -r --arg a "$2" --argjson b "$3" \
     '(.sizes | index($b)) as $i | .algorithms[] | select(.algorithm == $a) | .seconds[$i] // "NA"' \
     "$file"
@@ -129,6 +129,15 @@ run_schedules() {
   done
 }
 
+# The awk median of a space-separated list ("NA" when empty), for the two summaries below.
+awk_median='
+  function median(list,    v, n, i, j, t) {
+    n = split(list, v, " ")
+    for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) {
+      t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n == 0 ? "NA" : n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }'
+
 # real_summary ROUNDS_CSV: Markdown, per library and algorithm at >= 64 KiB per rank, the
 # predicted/measured ranges of the median over rounds, of the best (fastest) of the rounds on
 # both sides, and of the paper's tables, and how far the rounds' measurements spread
@@ -136,13 +145,7 @@ run_schedules() {
 real_summary() {
   echo "| library | algorithm | median of rounds | best of rounds | paper's tables (median) | rounds' spread |"
   echo "|---|---|---:|---:|---:|---:|"
-  awk -F, '
-    function median(list,    v, n, i, j, t) {
-      n = split(list, v, " ")
-      for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) {
-        t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-      return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
+  awk -F, "$awk_median"'
     function widen(name, k, x) {
       if (!((name, k) in lo) || x < lo[name, k]) lo[name, k] = x
       if (!((name, k) in hi) || x > hi[name, k]) hi[name, k] = x
@@ -172,13 +175,7 @@ real_summary() {
 # median_of_rounds ROUNDS_CSV LIBRARY: one results.csv row per algorithm and size, the
 # medians over rounds of the measured and the predicted times (an NA round is left out).
 median_of_rounds() {
-  awk -F, -v lib="$2" '
-    function median(list,    v, n, i, j, t) {
-      n = split(list, v, " ")
-      for (i = 2; i <= n; ++i) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; --j) {
-        t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-      return n == 0 ? "NA" : n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-    }
+  awk -F, -v lib="$2" "$awk_median"'
     NR > 1 && $1 == lib && $6 != "NA" && $7 != "NA" {
       k = $4 "," $5
       if (!(k in m)) order[++keys] = k
@@ -286,9 +283,7 @@ for setting in $settings; do
             for algo in $algorithms; do
               measured=$(run_one "$tag" "$algo" "$bytes" "$ranks" "${launcher[@]}" "$tool")
               p=$(predicted "$tag" "$algo" "$bytes")
-              q=$(jq -r --arg a "$algo" --argjson b "$bytes" \
-                '(.sizes | index($b)) as $i | .algorithms[] | select(.algorithm == $a) | .seconds[$i] // "NA"' \
-                "$out/runs/$tag.paper.json")
+              q=$(predicted "$tag" "$algo" "$bytes" paper)
               echo "$lib,$ranks,$round,$algo,$bytes,$measured,$p,$q" >> "$rounds_csv"
               printf '   real  %s-%s r%s %-7s %9s B  measured %-12s predicted %-12s (paper tables %s)\n' \
                 "$lib" "$ranks" "$round" "$algo" "$bytes" "$measured" "$p" "$q" >&2
