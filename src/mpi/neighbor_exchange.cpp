@@ -83,6 +83,7 @@ void check_options(const NeighborExchangeOptions& options, int rank, MPI_Comm co
     case ExchangeAlgorithm::Ring:
     case ExchangeAlgorithm::Delay:
     case ExchangeAlgorithm::Optimal:
+    case ExchangeAlgorithm::OptimalPaced:
       break;
     default:
       throw fail(fmt::format("unknown algorithm {}; use a value of choreo::ExchangeAlgorithm",
@@ -159,6 +160,7 @@ SlotPlan make_plan(const Pattern& pattern, ExchangeAlgorithm algorithm) {
       return plan_delay_insertion(pattern);
     case ExchangeAlgorithm::Auto:
     case ExchangeAlgorithm::Optimal:
+    case ExchangeAlgorithm::OptimalPaced:
       break;
   }
   return plan_optimal(pattern);
@@ -371,6 +373,17 @@ void NeighborExchange::wait() {
   if (!s.requests.empty())
     MPI_Waitall(static_cast<int>(s.requests.size()), s.requests.data(), MPI_STATUSES_IGNORE);
   s.active = false;
+}
+
+bool NeighborExchange::test() {
+  State& s = state("test");
+  if (!s.active)
+    throw Error("NeighborExchange::test: the exchange is not started; call start() first");
+  int done = 1;
+  if (!s.requests.empty())
+    MPI_Testall(static_cast<int>(s.requests.size()), s.requests.data(), &done, MPI_STATUSES_IGNORE);
+  if (done) s.active = false;
+  return done != 0;
 }
 
 bool NeighborExchange::active() const { return state_ && state_->active; }

@@ -25,17 +25,9 @@
 #include <string>
 
 #include "choreo/sched.hpp"
+#include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo {
-
-/// Which send order NeighborExchange uses. All give the same received data.
-enum class ExchangeAlgorithm {
-  Auto,     ///< the best choreo has: currently Optimal
-  Direct,   ///< every send started at once (MPI_Startall) in ring order; a plain alltoallv
-  Ring,     ///< Thakur's ring order, started one after another, no delays (paper 000 3.2)
-  Delay,    ///< paper 000's delay insertion (Algorithms 1 and 2): contention-free
-  Optimal,  ///< contention-free with the fewest slots possible (max in- or out-degree)
-};
 
 struct NeighborExchangeOptions {
   /// MPI tag of every message. The exchange runs on its own duplicate of the communicator,
@@ -88,6 +80,9 @@ class NeighborExchange {
   /// Waits until every send and receive of this rank completed. Throws choreo::Error if the
   /// exchange was not started.
   void wait();
+  /// Completes what has arrived without blocking; true (and inactive again) once every send
+  /// and receive of this rank completed. Throws choreo::Error if the exchange was not started.
+  bool test();
   /// True between start() and wait().
   bool active() const;
 

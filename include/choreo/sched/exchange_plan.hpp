@@ -1,0 +1,93 @@
+#pragma once
+// One irregular exchange (an MPI_Alltoallv's pattern) planned for execution: every candidate
+// schedule of paper 000 and beyond, predicted by the model, the fastest kept, and each rank's
+// part of it in the form an MPI runner executes: the order it posts its receives in and its
+// sends, each with the earliest time (after the exchange's start on that rank) it may begin.
+//
+// This is what NeighborExchange and the PMPI interposition library (libchoreo_pmpi.so) run:
+// one rank plans (it needs the whole pattern), the others receive only their own part, so
+// every rank keeps O(its own messages) once the plan is made.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "choreo/pattern.hpp"
+#include "choreo/profile.hpp"
+#include "choreo/sim/engine.hpp"
+#include "choreo/sim/network.hpp"
+
+namespace choreo {
+
+/// Which send order an exchange uses. All give the same received data.
+enum class ExchangeAlgorithm {
+  Auto,          ///< the candidate the model predicts fastest (plan_exchange)
+  Direct,        ///< every send at once, in Thakur's ring order: what MPI_Alltoallv does
+  Ring,          ///< Thakur's ring order, no delays (paper 000 sec. 3.2)
+  Delay,         ///< delay insertion (Algorithms 1 and 2); delay slots wait delta
+  Optimal,       ///< contention-free, fewest slots (degree bound); delay slots wait delta
+  OptimalPaced,  ///< Optimal, time-slotted: the send of slot t waits until t x delta
+};
+
+/// "auto", "direct", "ring", "delay", "optimal", "optimal-paced"; throws choreo::Error naming
+/// the choices otherwise.
+ExchangeAlgorithm exchange_algorithm_from_string(std::string_view name);
+std::string_view to_string(ExchangeAlgorithm algorithm);
+
+/// What the model knows of the machine: the LogGOPS endpoint and the network the ranks sit on
+/// (a switch with fair sharing unless a profile or the caller says otherwise).
+struct ExchangeModel {
+  sim::LogGOPS params;
+  sim::NetworkSpec network;
+  /// Defaults (documented with their source in docs/scheduling.md).
+  static ExchangeModel defaults();
+  /// LogGP from a calibrated profile (choreo-mpi calibrate), on a switch.
+  static ExchangeModel from_profile(const MachineProfile& profile);
+  /// The length of one slot for messages of `bytes`: paper 000's I(k), one message's time
+  /// through a port, the delta of delay slots and paced slots.
+  std::int64_t slot_ns(std::int64_t bytes) const;
+};
+
+/// A send of one rank: to `peer`, not before `not_before_ns` after the rank started the
+/// exchange, and not before the rank's previous send started.
+struct ExchangeSend {
+  int peer = 0;
+  std::int64_t not_before_ns = 0;
+  friend bool operator==(const ExchangeSend&, const ExchangeSend&) = default;
+};
+
+/// One rank's part of a planned exchange. Messages to itself are not in it (a local copy).
+struct RankExchange {
+  std::vector<int> receive_from;  ///< sources, in the order to post the receives
+  std::vector<ExchangeSend> sends;
+  friend bool operator==(const RankExchange&, const RankExchange&) = default;
+};
+
+/// One candidate as the model saw it.
+struct ExchangeCandidate {
+  ExchangeAlgorithm algorithm = ExchangeAlgorithm::Direct;
+  std::int64_t predicted_ns = 0;  ///< the model's makespan
+  int slots = 0;                  ///< slotted plans: length of the longest rank's plan
+  int delays = 0;                 ///< slotted plans: delay slots before a rank's last send
+  std::int64_t delta_ns = 0;      ///< delay and paced slot length (0 when unused)
+};
+
+struct ExchangePlan {
+  ExchangeAlgorithm algorithm = ExchangeAlgorithm::Direct;  ///< the one kept
+  std::int64_t delta_ns = 0;
+  std::int64_t predicted_ns = 0;
+  /// The model's prediction for Direct, the stand-in for MPI_Alltoallv: a caller keeps MPI's
+  /// own call when predicted_ns is not clearly below it.
+  std::int64_t direct_ns = 0;
+  int degree_bound = 0;                       ///< largest in- or out-degree
+  std::vector<ExchangeCandidate> candidates;  ///< every one tried (one unless Auto)
+  std::vector<RankExchange> ranks;            ///< per rank, ranks.size() == pattern.ranks
+};
+
+/// Plans `pattern` with `algorithm` (Auto: every candidate, the fastest predicted kept;
+/// ties go to the one with fewer delays). Deterministic. Validates the pattern (throws
+/// choreo::Error). Messages to self in the pattern are an error, as in validate().
+ExchangePlan plan_exchange(const Pattern& pattern, const ExchangeModel& model,
+                           ExchangeAlgorithm algorithm = ExchangeAlgorithm::Auto);
+
+}  // namespace choreo
