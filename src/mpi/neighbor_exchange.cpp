@@ -1,11 +1,11 @@
-// NeighborExchange: the persistent requests of paper 000's runtime (Fig. 4), built once from
-// a plan every rank computes alike. Set-up problems are agreed on collectively, so all ranks
-// throw the same choreo::Error and none is left waiting in a collective.
+// NeighborExchange: the persistent requests of paper 000's runtime (Fig. 4), for the part of a
+// plan that rank 0 made and sent to this rank (exchange_setup.hpp). Set-up problems are agreed
+// on collectively, so all ranks throw the same choreo::Error and none is left waiting in a
+// collective.
 #include "choreo/mpi/neighbor_exchange.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <utility>
@@ -13,17 +13,14 @@
 
 #include "choreo/error.hpp"
 #include "choreo/pattern.hpp"
+#include "exchange_runner.hpp"
+#include "exchange_setup.hpp"
 #include "timed_runs.hpp"
 
 namespace choreo {
 namespace {
 
-using mpi::detail::agree_on_failure;
 using mpi::detail::collectively;
-using mpi::detail::sleep_for;
-
-/// What start() does after posting the receives, one entry per used slot of the plan.
-enum class Step : char { Send, Delay };
 
 /// One side (send or receive) of this rank's MPI_Alltoallv arguments.
 struct Side {
@@ -89,8 +86,6 @@ void check_options(const NeighborExchangeOptions& options, int rank, MPI_Comm co
       throw fail(fmt::format("unknown algorithm {}; use a value of choreo::ExchangeAlgorithm",
                              static_cast<int>(options.algorithm)));
   }
-  if (options.delay_ns < 0)
-    throw fail(fmt::format("the delay must be >= 0 ns, not {}", options.delay_ns));
   void* value = nullptr;
   int found = 0;
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found);
@@ -117,112 +112,21 @@ void check_same_everywhere(const NeighborExchangeOptions& options, MPI_Comm comm
         "Options::algorithm");
 }
 
-/// The first pair whose sizes disagree, as this rank (the receiver) sees it, or "".
-std::string find_mismatch(const std::vector<std::int64_t>& send_bytes_matrix, const Side& recv,
-                          int rank, int ranks) {
-  const auto n = static_cast<std::size_t>(ranks), me = static_cast<std::size_t>(rank);
-  for (std::size_t source = 0; source < n; ++source) {
-    const std::int64_t sent = send_bytes_matrix[source * n + me], expected = recv.bytes(source);
-    if (sent == expected) continue;
-    return fmt::format(
-        "NeighborExchange: rank {} sends {} bytes to rank {} but rank {} expects {} bytes from "
-        "rank {} (recv_counts[{}] = {} of a {}-byte type); as for MPI_Alltoallv, rank {}'s "
-        "send_counts[{}] x send type size must equal rank {}'s recv_counts[{}] x receive type "
-        "size",
-        source, sent, rank, rank, expected, source, source, recv.counts[source], recv.type_size,
-        source, rank, rank, source);
-  }
-  return {};
-}
-
-/// Every non-zero message between two different ranks; self messages are local copies and
-/// take no slot.
-Pattern pattern_from(const std::vector<std::int64_t>& send_bytes_matrix, int ranks) {
-  Pattern pattern;
-  pattern.ranks = ranks;
-  const auto n = static_cast<std::size_t>(ranks);
-  for (std::size_t source = 0; source < n; ++source)
-    for (std::size_t destination = 0; destination < n; ++destination) {
-      const std::int64_t bytes = send_bytes_matrix[source * n + destination];
-      if (bytes > 0 && source != destination)
-        pattern.messages.push_back(
-            {static_cast<int>(source), static_cast<int>(destination), bytes});
-    }
-  return pattern;
-}
-
-SlotPlan make_plan(const Pattern& pattern, ExchangeAlgorithm algorithm) {
-  switch (algorithm) {
-    case ExchangeAlgorithm::Direct:
-    case ExchangeAlgorithm::Ring:
-      return plan_ring(pattern);
-    case ExchangeAlgorithm::Delay:
-      return plan_delay_insertion(pattern);
-    case ExchangeAlgorithm::Auto:
-    case ExchangeAlgorithm::Optimal:
-    case ExchangeAlgorithm::OptimalPaced:
-      break;
-  }
-  return plan_optimal(pattern);
-}
-
 }  // namespace
 
 struct NeighborExchange::State {
   MPI_Comm comm = MPI_COMM_NULL;  ///< our duplicate of the caller's communicator
-  /// This rank's persistent requests: the receives first, then the sends in start order
-  /// (slot order, the message to itself last), so that wait() is one MPI_Waitall.
-  std::vector<MPI_Request> requests;
-  std::size_t receive_count = 0;
-  /// What each send request was made with, in the order of the sends in `requests`.
-  struct SendArguments {
-    const void* address;
-    int count;
-    int destination;
-  };
-  std::vector<SendArguments> sends;
-  MPI_Datatype send_type = MPI_DATATYPE_NULL;
-  int tag = 0;
-  std::vector<Step> steps;         ///< the sends and delay slots, in slot order
-  bool start_all_at_once = false;  ///< Direct: one MPI_Startall, no slots
-  std::int64_t delay_ns = 0;
-  bool active = false;
-  std::string algorithm;
-  PlanReport report;
-
-#ifdef CHOREO_SMPI
-  // SMPI (SimGrid 3.32) packs the data of a derived-datatype send when MPI_Send_init makes
-  // the request, and the first MPI_Start sends that packed copy: the buffer as it was at
-  // construction, not at start (later starts pack afresh). Making the send requests again
-  // just before starting them sends the data as it is now, at no simulated cost.
-  void remake_send_requests() {
-    for (std::size_t k = 0; k < sends.size(); ++k) {
-      MPI_Request& request = requests[receive_count + k];
-      MPI_Request_free(&request);
-      MPI_Send_init(sends[k].address, sends[k].count, send_type, sends[k].destination, tag, comm,
-                    &request);
-    }
-  }
-#endif
+  mpi::detail::PacedExchange exchange;
+  ExchangeReport report;
 
   State() = default;
   State(const State&) = delete;
   State& operator=(const State&) = delete;
   ~State() {
+    exchange.abandon();  // before the communicator its requests use goes
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (finalized) return;  // MPI released everything already
-    if (active) {
-      // Destroyed mid-exchange (an exception between start and wait): make sure no message
-      // lands in the receive buffer after we are gone. A cancelled receive completes at once;
-      // one already matched completes when its data is in.
-      for (std::size_t i = 0; i < receive_count; ++i) MPI_Cancel(&requests[i]);
-      if (receive_count > 0)
-        MPI_Waitall(static_cast<int>(receive_count), requests.data(), MPI_STATUSES_IGNORE);
-    }
-    for (MPI_Request& request : requests)
-      if (request != MPI_REQUEST_NULL) MPI_Request_free(&request);
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 };
 
@@ -265,69 +169,54 @@ NeighborExchange::NeighborExchange(MPI_Comm comm, const void* send_buffer, const
   });
   check_same_everywhere(options, state.comm);
 
-  // The whole pattern on every rank: row i holds rank i's send bytes (O(n^2) memory).
-  std::vector<std::int64_t> my_send_bytes(n), send_bytes_matrix(n * n);
-  for (std::size_t peer = 0; peer < n; ++peer) my_send_bytes[peer] = send.bytes(peer);
-  MPI_Allgather(my_send_bytes.data(), ranks, MPI_INT64_T, send_bytes_matrix.data(), ranks,
-                MPI_INT64_T, state.comm);
-  agree_on_failure(find_mismatch(send_bytes_matrix, recv, rank, ranks), state.comm);
+  // Rank 0 plans the whole pattern; this rank gets back its own part.
+  std::vector<Message> my_sends;
+  for (int peer = 0; peer < ranks; ++peer)
+    if (peer != rank && send.bytes(static_cast<std::size_t>(peer)) > 0)
+      my_sends.push_back({rank, peer, send.bytes(static_cast<std::size_t>(peer))});
+  const mpi::detail::PlannedExchange planned =
+      mpi::detail::plan_collectively(state.comm, my_sends, options.model, options.algorithm);
+  std::vector<std::int64_t> expected(n);
+  for (std::size_t peer = 0; peer < n; ++peer) expected[peer] = recv.bytes(peer);
+  mpi::detail::agree_on_failure(
+      [&]() -> std::string {
+        const std::string mismatch =
+            mpi::detail::find_receive_mismatch(planned, expected, rank, [&](int source) {
+              return fmt::format(
+                  " (recv_counts[{}] = {} of a {}-byte type); as for MPI_Alltoallv, rank {}'s "
+                  "send_counts[{}] x send type size must equal rank {}'s recv_counts[{}] x "
+                  "receive type size",
+                  source, recv.counts[source], recv.type_size, source, rank, rank, source);
+            });
+        return mismatch.empty() ? mismatch : "NeighborExchange: " + mismatch;
+      }(),
+      state.comm);
+  state.report = planned.summary;
 
-  // The same deterministic scheduler on the same pattern: every rank gets the same plan.
-  const Pattern pattern = pattern_from(send_bytes_matrix, ranks);
-  send_bytes_matrix = {};
-  SlotPlan plan;
-  collectively(state.comm, [&] {
-    plan = make_plan(pattern, options.algorithm);
-    // A plan that missed a message would leave its receiver waiting forever: check it.
-    const bool ordered_only = options.algorithm == ExchangeAlgorithm::Direct ||
-                              options.algorithm == ExchangeAlgorithm::Ring;
-    check_plan(pattern, plan, !ordered_only);
-  });
-  state.report = report_plan(pattern, plan, SlotModel{});
-  state.start_all_at_once = options.algorithm == ExchangeAlgorithm::Direct;
-  state.algorithm = state.start_all_at_once ? "direct" : plan.algorithm;
-  state.delay_ns = options.delay_ns;
-
-  // Receives, in the order the ring's sends reach this rank (the order they most likely
-  // arrive in, which keeps MPI's matching queue short), then the one from itself.
-  std::vector<int> sources;
-  for (const Message& message : pattern.messages)
-    if (message.dst == rank) sources.push_back(message.src);
-  std::stable_sort(sources.begin(), sources.end(), [&](int a, int b) {
-    return ring_distance(a, rank, ranks) < ring_distance(b, rank, ranks);
-  });
-  const bool to_itself = send.bytes(static_cast<std::size_t>(rank)) > 0;
-  if (to_itself) sources.push_back(rank);
-  for (int source : sources) {
-    MPI_Request& request = state.requests.emplace_back(MPI_REQUEST_NULL);
-    MPI_Recv_init(
-        static_cast<std::byte*>(recv_buffer) + recv.offset(static_cast<std::size_t>(source)),
-        recv_counts[source], recv_type, source, options.tag, state.comm, &request);
-  }
-  state.receive_count = state.requests.size();
-
-  // Sends in slot order; delay slots after the last send would only idle, so they go.
-  state.send_type = send_type;
-  state.tag = options.tag;
-  auto make_send_request_to = [&](int destination) {
-    const State::SendArguments& arguments = state.sends.emplace_back(
-        State::SendArguments{static_cast<const std::byte*>(send_buffer) +
-                                 send.offset(static_cast<std::size_t>(destination)),
-                             send_counts[destination], destination});
-    MPI_Request& request = state.requests.emplace_back(MPI_REQUEST_NULL);
-    MPI_Send_init(arguments.address, arguments.count, send_type, destination, options.tag,
-                  state.comm, &request);
-    state.steps.push_back(Step::Send);
+  // Receives in the plan's order, then the one from itself; sends in the plan's order, then
+  // the one to itself (a local copy MPI makes at once).
+  using mpi::detail::MessageBuffer;
+  std::vector<MessageBuffer> receives, sends;
+  std::vector<std::int64_t> not_before;
+  auto receive_from = [&](int source) {
+    receives.push_back(
+        {static_cast<std::byte*>(recv_buffer) + recv.offset(static_cast<std::size_t>(source)),
+         recv_counts[source], recv_type, source});
   };
-  std::vector<int> slots = plan.slots[static_cast<std::size_t>(rank)];
-  while (!slots.empty() && slots.back() == kDelaySlot) slots.pop_back();
-  for (int slot : slots) {
-    if (slot == kDelaySlot)
-      state.steps.push_back(Step::Delay);
-    else
-      make_send_request_to(pattern.messages[static_cast<std::size_t>(slot)].dst);
+  auto send_to = [&](int destination, std::int64_t not_before_ns) {
+    sends.push_back({const_cast<std::byte*>(static_cast<const std::byte*>(send_buffer)) +
+                         send.offset(static_cast<std::size_t>(destination)),
+                     send_counts[destination], send_type, destination});
+    not_before.push_back(not_before_ns);
+  };
+  for (const mpi::detail::IncomingMessage& message : planned.receives) receive_from(message.source);
+  for (const ExchangeSend& message : planned.sends) send_to(message.peer, message.not_before_ns);
+  if (send.bytes(static_cast<std::size_t>(rank)) > 0) {
+    receive_from(rank);
+    send_to(rank, 0);
   }
-  if (to_itself) make_send_request_to(rank);
+  state.exchange.bind_persistent(state.comm, options.tag, receives, sends, not_before,
+                                 planned.summary.paced);
 }
 
 NeighborExchange::~NeighborExchange() = default;
@@ -344,52 +233,33 @@ NeighborExchange::State& NeighborExchange::state(const char* operation) const {
 
 void NeighborExchange::start() {
   State& s = state("start");
-  if (s.active)
+  if (s.exchange.active())
     throw Error(
         "NeighborExchange::start: the exchange is already started; call wait() before starting "
         "it again");
-  s.active = true;
-#ifdef CHOREO_SMPI
-  s.remake_send_requests();
-#endif
-  if (s.start_all_at_once) {
-    if (!s.requests.empty()) MPI_Startall(static_cast<int>(s.requests.size()), s.requests.data());
-    return;
-  }
-  if (s.receive_count > 0) MPI_Startall(static_cast<int>(s.receive_count), s.requests.data());
-  std::size_t next_send = s.receive_count;
-  for (Step step : s.steps) {
-    if (step == Step::Delay)
-      sleep_for(s.delay_ns);
-    else
-      MPI_Start(&s.requests[next_send++]);
-  }
+  s.exchange.start();
 }
 
 void NeighborExchange::wait() {
   State& s = state("wait");
-  if (!s.active)
+  if (!s.exchange.active())
     throw Error("NeighborExchange::wait: the exchange is not started; call start() first");
-  if (!s.requests.empty())
-    MPI_Waitall(static_cast<int>(s.requests.size()), s.requests.data(), MPI_STATUSES_IGNORE);
-  s.active = false;
+  s.exchange.wait();
 }
 
 bool NeighborExchange::test() {
   State& s = state("test");
-  if (!s.active)
+  if (!s.exchange.active())
     throw Error("NeighborExchange::test: the exchange is not started; call start() first");
-  int done = 1;
-  if (!s.requests.empty())
-    MPI_Testall(static_cast<int>(s.requests.size()), s.requests.data(), &done, MPI_STATUSES_IGNORE);
-  if (done) s.active = false;
-  return done != 0;
+  return s.exchange.test();
 }
 
-bool NeighborExchange::active() const { return state_ && state_->active; }
+bool NeighborExchange::active() const { return state_ && state_->exchange.active(); }
 
-const std::string& NeighborExchange::algorithm() const { return state("algorithm").algorithm; }
+std::string_view NeighborExchange::algorithm() const {
+  return to_string(state("algorithm").report.algorithm);
+}
 
-const PlanReport& NeighborExchange::report() const { return state("report").report; }
+const ExchangeReport& NeighborExchange::report() const { return state("report").report; }
 
 }  // namespace choreo

@@ -35,10 +35,12 @@ void collectively(MPI_Comm comm, const std::function<void()>& check) {
 }
 
 std::string library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  // Room for any MPI's string, not only this header's: libchoreo_pmpi.so asks before it knows
+  // which MPI it runs under, and MPICH's string (up to 8192) outgrows Open MPI's 256.
+  std::vector<char> text(std::max(MPI_MAX_LIBRARY_VERSION_STRING, 8192) + 1, '\0');
   int length = 0;
-  MPI_Get_library_version(text, &length);
-  std::string version(text, static_cast<std::size_t>(std::max(0, length)));
+  MPI_Get_library_version(text.data(), &length);
+  std::string version(text.data(), static_cast<std::size_t>(std::max(0, length)));
   // First line only, and for Open MPI only up to its first comma (the rest is packaging).
   version = version.substr(0, version.find_first_of("\n,"));
   std::replace(version.begin(), version.end(), '\t', ' ');

@@ -1,14 +1,16 @@
 #pragma once
 // NeighborExchange: a persistent, scheduled MPI_Alltoallv for irregular many-to-many
-// communication (paper 000, "delay insertion"). It has the arguments of MPI_Alltoallv and the
-// life cycle of MPI-4's MPI_Alltoallv_init: buffers, counts and displacements are bound at
-// construction; start() and wait() then run the exchange as often as needed.
+// communication (paper 000, "delay insertion", and beyond). It has the arguments of
+// MPI_Alltoallv and the life cycle of MPI-4's MPI_Alltoallv_init: buffers, counts and
+// displacements are bound at construction; start() and wait() (or test()) then run the
+// exchange as often as needed.
 //
-// Construction is collective over the communicator: every rank learns the whole pattern,
-// every rank runs the same scheduler on it, and each rank builds persistent requests for its
-// own receives and for its sends in the plan's slot order. start() posts all receives, then
-// starts the sends one slot after another, sleeping `delay_ns` in each delay slot (paper
-// 000's Fig. 4); wait() completes them.
+// Construction is collective over the communicator: rank 0 gathers every rank's sends, plans
+// the pattern with the algorithm asked for (Auto: the schedule the model predicts fastest,
+// sched/exchange_plan.hpp) and sends every rank its own part; each rank then makes persistent
+// requests for its receives and sends. start() posts the receives and the sends due at once,
+// and returns; test() and wait() start each later send when its time has come (a paced plan
+// waits on a clock, after a barrier begun by start()).
 //
 //   choreo::NeighborExchange exchange(comm, send, send_counts, send_displs, MPI_DOUBLE,
 //                                     recv, recv_counts, recv_displs, MPI_DOUBLE);
@@ -22,9 +24,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
+#include <string_view>
 
-#include "choreo/sched.hpp"
+#include "choreo/mpi/exchange_report.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo {
@@ -36,7 +38,10 @@ struct NeighborExchangeOptions {
   static constexpr int kDefaultTag = 0x6368;
 
   ExchangeAlgorithm algorithm = ExchangeAlgorithm::Auto;  ///< must be the same on every rank
-  std::int64_t delay_ns = 400000;  ///< length of a delay slot; paper 000's delta = 400 us
+  /// What the planner predicts with, and the slot length of delay and paced slots (the time of
+  /// one message of the pattern's largest size through a port). Only rank 0's is read.
+  /// ExchangeModel::from_profile(read_profile("machine.json")) uses a calibrated machine.
+  ExchangeModel model = ExchangeModel::defaults();
   int tag = kDefaultTag;
 };
 
@@ -56,9 +61,9 @@ class NeighborExchange {
   /// choreo::Error naming the problem (none is left waiting). Zero-byte messages are
   /// skipped, as MPI_Alltoallv skips them.
   ///
-  /// Cost: every rank stores the n x n byte matrix (8 n^2 bytes: 8 MB at 1024 ranks) while
-  /// scheduling, and runs the scheduler on the whole pattern; afterwards it keeps only its
-  /// own requests and the plan's report. Use it for exchanges that repeat.
+  /// Cost: rank 0 holds the whole pattern while it plans (16 bytes a message); every other
+  /// rank only ever holds its own messages and O(n) counts. Afterwards each rank keeps its own
+  /// requests and the report. Use it for exchanges that repeat.
   NeighborExchange(MPI_Comm comm, const void* send_buffer, const int send_counts[],
                    const int send_displacements[], MPI_Datatype send_type, void* recv_buffer,
                    const int recv_counts[], const int recv_displacements[], MPI_Datatype recv_type,
@@ -74,11 +79,12 @@ class NeighborExchange {
   NeighborExchange(const NeighborExchange&) = delete;
   NeighborExchange& operator=(const NeighborExchange&) = delete;
 
-  /// Posts every receive, then starts the sends in slot order with the plan's delays; local
-  /// (not a barrier). Throws choreo::Error if the exchange is already started.
+  /// Posts every receive and the sends due at once (all of them for an unpaced plan) and
+  /// returns; a paced plan also begins a barrier (MPI_Ibarrier). Throws choreo::Error if the
+  /// exchange is already started.
   void start();
-  /// Waits until every send and receive of this rank completed. Throws choreo::Error if the
-  /// exchange was not started.
+  /// Starts the remaining sends on time and waits until every send and receive of this rank
+  /// completed. Throws choreo::Error if the exchange was not started.
   void wait();
   /// Completes what has arrived without blocking; true (and inactive again) once every send
   /// and receive of this rank completed. Throws choreo::Error if the exchange was not started.
@@ -86,12 +92,10 @@ class NeighborExchange {
   /// True between start() and wait().
   bool active() const;
 
-  /// The scheduler that made the plan: "direct", "ring", "delay-insertion" or "optimal".
-  const std::string& algorithm() const;
-  /// The whole plan, as paper 000 reports it: slots, delays, contention, predicted time
-  /// (SlotModel's default LogGP parameters), the same on every rank. For Direct it is the
-  /// ring plan whose order Direct starts its sends in.
-  const PlanReport& report() const;
+  /// The schedule in use: "direct", "ring", "delay", "optimal" or "optimal-paced".
+  std::string_view algorithm() const;
+  /// The plan as the model saw it, the same on every rank.
+  const ExchangeReport& report() const;
 
  private:
   struct State;

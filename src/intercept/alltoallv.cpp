@@ -1,0 +1,157 @@
+// MPI_Alltoallv and MPI_Neighbor_alltoallv, intercepted (exchange_site.hpp does the work).
+#include <mpi.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "calls.hpp"
+#include "comm_state.hpp"
+
+namespace choreo::intercept {
+namespace {
+
+std::int64_t bytes_sent(const int* counts, int blocks, MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  std::int64_t total = 0;
+  for (int k = 0; k < blocks; ++k) total += counts[k];
+  return total * size;
+}
+
+bool has_duplicates(std::vector<int> ranks) {
+  ranks.erase(std::remove(ranks.begin(), ranks.end(), MPI_PROC_NULL), ranks.end());
+  std::sort(ranks.begin(), ranks.end());
+  return std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end();
+}
+
+/// The neighbours of the communicator's topology in the order MPI's neighbourhood calls use:
+/// a distributed graph's as MPI_Dist_graph_neighbors lists them, a graph's as
+/// MPI_Graph_neighbors does (the same list both ways), a Cartesian grid's per dimension the
+/// -1 then the +1 neighbour (MPI_Cart_shift; MPI_PROC_NULL off a non-periodic edge).
+NeighborTopology read_topology(MPI_Comm comm, int rank) {
+  NeighborTopology topology;
+  int kind = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &kind);
+  if (kind == MPI_DIST_GRAPH) {
+    int in = 0, out = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    topology.sources.resize(static_cast<std::size_t>(in));
+    topology.destinations.resize(static_cast<std::size_t>(out));
+    std::vector<int> in_weights(static_cast<std::size_t>(std::max(in, 1))),
+        out_weights(static_cast<std::size_t>(std::max(out, 1)));
+    PMPI_Dist_graph_neighbors(
+        comm, in, topology.sources.data(), weighted ? in_weights.data() : MPI_UNWEIGHTED, out,
+        topology.destinations.data(), weighted ? out_weights.data() : MPI_UNWEIGHTED);
+  } else if (kind == MPI_GRAPH) {
+    int count = 0;
+    PMPI_Graph_neighbors_count(comm, rank, &count);
+    topology.sources.resize(static_cast<std::size_t>(count));
+    PMPI_Graph_neighbors(comm, rank, count, topology.sources.data());
+    topology.destinations = topology.sources;
+  } else if (kind == MPI_CART) {
+    int dimensions = 0;
+    PMPI_Cartdim_get(comm, &dimensions);
+    for (int d = 0; d < dimensions; ++d) {
+      int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
+      PMPI_Cart_shift(comm, d, 1, &below, &above);
+      topology.sources.push_back(below);
+      topology.sources.push_back(above);
+    }
+    topology.destinations = topology.sources;
+  } else {
+    topology.unsupported = Fallback::NoTopology;
+    return topology;
+  }
+  // Two edges between one pair (a periodic dimension of 1 or 2, a repeated neighbour) need
+  // MPI's rules for which message lands where; choreo matches one message per pair.
+  if (has_duplicates(topology.sources) || has_duplicates(topology.destinations))
+    topology.unsupported = Fallback::MultipleEdges;
+  return topology;
+}
+
+}  // namespace
+}  // namespace choreo::intercept
+
+using namespace choreo::intercept;
+
+extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  auto mpi = [&] {
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                          recvtype, comm);
+  };
+  if (!intercepting()) return mpi();
+  CallRecord record(Function::Alltoallv);
+  if (auto reason = blanket_reason(Function::Alltoallv)) {
+    record.fell_back(*reason);
+    return mpi();
+  }
+  if (comm == MPI_COMM_NULL) return mpi();  // MPI reports the error as it would
+  return guarded(record, mpi, [&] {
+    CommState& state = state_of(comm);
+    if (state.inter) {
+      record.fell_back(Fallback::Intercommunicator);
+      return mpi();
+    }
+    if (record.timing())
+      record.bytes(sendbuf == MPI_IN_PLACE ? bytes_sent(recvcounts, state.size, recvtype)
+                                           : bytes_sent(sendcounts, state.size, sendtype));
+    if (state.size == 1) {
+      record.fell_back(Fallback::SingleRank);
+      return mpi();
+    }
+    ExchangeArgs args{sendbuf,    sendcounts, sdispls,  sendtype,   recvbuf,
+                      recvcounts, rdispls,    recvtype, state.size, state.size};
+    return run_exchange(state, state.alltoallv, args, std::nullopt, mpi, record);
+  });
+}
+
+extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[],
+                                      const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                      const int recvcounts[], const int rdispls[],
+                                      MPI_Datatype recvtype, MPI_Comm comm) {
+  auto mpi = [&] {
+    return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                   rdispls, recvtype, comm);
+  };
+  if (!intercepting()) return mpi();
+  CallRecord record(Function::NeighborAlltoallv);
+  if (auto reason = blanket_reason(Function::NeighborAlltoallv)) {
+    record.fell_back(*reason);
+    return mpi();
+  }
+  if (comm == MPI_COMM_NULL || sendbuf == MPI_IN_PLACE) return mpi();  // MPI's error
+  return guarded(record, mpi, [&] {
+    CommState& state = state_of(comm);
+    if (state.inter) {
+      record.fell_back(Fallback::Intercommunicator);
+      return mpi();
+    }
+    if (!state.topology) state.topology = read_topology(comm, state.rank);
+    const NeighborTopology& topology = *state.topology;
+    const int sends = static_cast<int>(topology.destinations.size());
+    if (record.timing()) record.bytes(bytes_sent(sendcounts, sends, sendtype));
+    if (topology.unsupported == Fallback::NoTopology) {
+      record.fell_back(Fallback::NoTopology);
+      return mpi();
+    }
+    if (state.size == 1) {
+      record.fell_back(Fallback::SingleRank);
+      return mpi();
+    }
+    ExchangeArgs args{sendbuf,
+                      sendcounts,
+                      sdispls,
+                      sendtype,
+                      recvbuf,
+                      recvcounts,
+                      rdispls,
+                      recvtype,
+                      sends,
+                      static_cast<int>(topology.sources.size()),
+                      topology.destinations.data(),
+                      topology.sources.data()};
+    return run_exchange(state, state.neighbor, args, topology.unsupported, mpi, record);
+  });
+}

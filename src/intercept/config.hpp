@@ -1,0 +1,73 @@
+#pragma once
+// The interposition library's settings: the CHOREO_* environment variables (docs/intercept.md
+// has the table). Reading them is pure: no MPI, no printing; every malformed value becomes one
+// problem line naming the variable and the fix, and the library then leaves every call to MPI.
+#include <bitset>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "choreo/sched/exchange_plan.hpp"
+
+namespace choreo::intercept {
+
+/// The MPI functions the library intercepts.
+enum class Function : std::uint8_t {
+  Alltoallv,
+  NeighborAlltoallv,
+  Allreduce,
+  Bcast,
+  Allgather,
+};
+inline constexpr std::size_t kFunctionCount = 5;
+/// "MPI_Alltoallv", ...
+std::string_view function_name(Function function);
+
+/// CHOREO_MODE: who decides which calls choreo takes.
+enum class Mode : std::uint8_t {
+  Auto,    ///< choreo where its model predicts a gain, MPI's own call elsewhere
+  Choreo,  ///< choreo wherever it supports the call (tests, comparisons)
+  Mpi,     ///< MPI's own call everywhere; calls are still counted for CHOREO_REPORT
+};
+
+/// CHOREO_ALLREDUCE.
+enum class AllreduceChoice : std::uint8_t {
+  Auto,       ///< the model's choice (MPI's own where it predicts no gain)
+  Mpi,        ///< always MPI's own
+  Resilient,  ///< paper 004's jitter-resilient butterfly, T redundant exchanges
+};
+
+enum class ReportTarget : std::uint8_t { None, Stderr, JsonFile };
+
+struct Config {
+  Mode mode = Mode::Auto;
+  std::string profile_path;  ///< CHOREO_PROFILE: a calibrated machine (choreo-mpi calibrate)
+  AllreduceChoice allreduce = AllreduceChoice::Auto;
+  int resilient_t = -1;  ///< CHOREO_ALLREDUCE=resilient:T=k; -1 chooses T automatically
+  /// CHOREO_EXCHANGE: the schedule of intercepted alltoallv calls (Auto: the model's pick).
+  ExchangeAlgorithm exchange = ExchangeAlgorithm::Auto;
+  std::bitset<kFunctionCount> disabled;  ///< CHOREO_DISABLE
+  ReportTarget report = ReportTarget::None;
+  std::string report_path;  ///< CHOREO_REPORT=PATH.json
+
+  bool enabled(Function f) const {
+    return mode != Mode::Mpi && !disabled[static_cast<std::size_t>(f)];
+  }
+};
+
+struct ConfigReading {
+  Config config;
+  /// One line per problem: "CHOREO_MODE=fast: not a mode; use auto, choreo or mpi".
+  std::vector<std::string> problems;
+  /// A digest of the settings: every rank must read the same (checked at MPI_Init).
+  std::uint64_t digest = 0;
+};
+
+/// Reads the variables through `lookup` (getenv in the library) and `names`, every
+/// environment variable's name (to catch misspelt CHOREO_* names).
+ConfigReading read_config(const std::function<const char*(const char*)>& lookup,
+                          const std::vector<std::string>& names);
+
+}  // namespace choreo::intercept
