@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
+#include <vector>
 
 #include "calls.hpp"
 #include "choreo/jitter/auto_t.hpp"
 #include "choreo/mpi/resilient_allreduce.hpp"
+#include "collective_site.hpp"
 #include "comm_state.hpp"
 
 namespace choreo::intercept {
@@ -39,11 +42,48 @@ int redundant_exchanges(std::int64_t bytes, int ranks) {
   return std::min(jitter::auto_redundant_exchanges(p, ranks), stages);
 }
 
-/// Why the model-driven path does not take this call (until it exists for the function).
-Fallback model_path_reason() {
-  return runtime().config.profile_path.empty() && runtime().config.mode == Mode::Auto
-             ? Fallback::NoProfile
-             : Fallback::NoAlgorithm;
+/// Without a calibrated machine (CHOREO_PROFILE) the model knows nothing of the network that
+/// MPI's own collectives are tuned for, so in auto mode they stay MPI's.
+bool model_decides() {
+  const Config& config = runtime().config;
+  return config.mode == Mode::Choreo || !config.profile_path.empty();
+}
+
+/// Contiguous: the bytes of `count` elements are one block from the buffer's address.
+bool contiguous(MPI_Datatype type) {
+  MPI_Aint lower_bound = 0, extent = 0, true_lower_bound = 0, true_extent = 0;
+  int size = 0;
+  PMPI_Type_get_extent(type, &lower_bound, &extent);
+  PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent);
+  PMPI_Type_size(type, &size);
+  return lower_bound == 0 && true_lower_bound == 0 && extent == size && true_extent == size;
+}
+
+int type_size(MPI_Datatype type) {
+  int size = 0;
+  PMPI_Type_size(type, &size);
+  return size;
+}
+
+/// A communicator the call can run on with choreo, or the reason it cannot.
+std::optional<Fallback> unsuitable(const CommState& state) {
+  if (state.inter) return Fallback::Intercommunicator;
+  if (state.size == 1) return Fallback::SingleRank;
+  return std::nullopt;
+}
+
+/// Packs `count` elements of `type` at `buffer` into `packed` at `offset` (which has room).
+void pack_into(std::vector<std::byte>& packed, std::int64_t offset, const void* buffer, int count,
+               MPI_Datatype type, MPI_Comm comm) {
+  int position = 0;
+  MPI_Pack(buffer, count, type, packed.data() + offset,
+           static_cast<int>(packed.size() - static_cast<std::size_t>(offset)), &position, comm);
+}
+
+void unpack_from(const std::vector<std::byte>& packed, void* buffer, int count, MPI_Datatype type,
+                 MPI_Comm comm) {
+  int position = 0;
+  MPI_Unpack(packed.data(), static_cast<int>(packed.size()), &position, buffer, count, type, comm);
 }
 
 }  // namespace
@@ -72,12 +112,8 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
       return mpi();
     }
     CommState& state = state_of(comm);
-    if (state.inter) {
-      record.fell_back(Fallback::Intercommunicator);
-      return mpi();
-    }
-    if (state.size == 1) {
-      record.fell_back(Fallback::SingleRank);
+    if (auto reason = unsuitable(state)) {
+      record.fell_back(*reason);
       return mpi();
     }
     if (!predefined(op)) {
@@ -91,8 +127,28 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
       choreo::resilient_allreduce(sendbuf, recvbuf, count, type, op, comm, t);
       return MPI_SUCCESS;
     }
-    record.fell_back(model_path_reason());
-    return mpi();
+    if (!model_decides()) {
+      record.fell_back(Fallback::NoProfile);
+      return mpi();
+    }
+    // The same datatype on every rank (MPI requires it for reductions): a rank alone may
+    // decide by its layout. Command lists reduce contiguous vectors.
+    if (!contiguous(type)) {
+      record.fell_back(Fallback::UnsupportedDatatype);
+      return mpi();
+    }
+    bool hit = false;
+    CollectiveEntry& entry =
+        collective_entry(state, {Function::Allreduce, bytes, count, 0, op, type}, hit);
+    if (count == 0 || !entry.choice.choreo) {
+      record.fell_back(Fallback::NoGain);
+      return mpi();
+    }
+    record.took_choreo();
+    record.cache(hit);
+    ChoreoScope scope;
+    run_collective(state, entry, {recvbuf, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf}, type, op);
+    return MPI_SUCCESS;
   });
 }
 
@@ -104,13 +160,42 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
     record.fell_back(*reason);
     return mpi();
   }
-  if (record.timing() && type != MPI_DATATYPE_NULL) {
-    int size = 0;
-    PMPI_Type_size(type, &size);
-    record.bytes(static_cast<std::int64_t>(count) * size);
-  }
-  record.fell_back(model_path_reason());
-  return mpi();
+  if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || count < 0) return mpi();
+  return guarded(record, mpi, [&] {
+    const std::int64_t bytes = static_cast<std::int64_t>(count) * type_size(type);
+    if (record.timing()) record.bytes(bytes);
+    CommState& state = state_of(comm);
+    if (auto reason = unsuitable(state)) {
+      record.fell_back(*reason);
+      return mpi();
+    }
+    if (root < 0 || root >= state.size) return mpi();  // MPI reports the error
+    if (!model_decides()) {
+      record.fell_back(Fallback::NoProfile);
+      return mpi();
+    }
+    bool hit = false;
+    CollectiveEntry& entry = collective_entry(state, {Function::Bcast, bytes, 0, root}, hit);
+    if (bytes == 0 || !entry.choice.choreo) {
+      record.fell_back(Fallback::NoGain);
+      return mpi();
+    }
+    record.took_choreo();
+    record.cache(hit);
+    ChoreoScope scope;
+    // The type may differ between ranks (only the signatures must match): one that is not
+    // contiguous goes through a packed copy.
+    if (contiguous(type)) {
+      run_collective(state, entry, {buffer, nullptr}, MPI_BYTE, MPI_OP_NULL);
+      return MPI_SUCCESS;
+    }
+    std::vector<std::byte>& packed = state.collectives.packed;
+    packed.resize(static_cast<std::size_t>(bytes));
+    if (state.rank == root) pack_into(packed, 0, buffer, count, type, comm);
+    run_collective(state, entry, {packed.data(), nullptr}, MPI_BYTE, MPI_OP_NULL);
+    if (state.rank != root) unpack_from(packed, buffer, count, type, comm);
+    return MPI_SUCCESS;
+  });
 }
 
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -124,11 +209,54 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
     record.fell_back(*reason);
     return mpi();
   }
-  if (record.timing() && recvtype != MPI_DATATYPE_NULL) {
-    int size = 0;
-    PMPI_Type_size(recvtype, &size);
-    record.bytes(static_cast<std::int64_t>(recvcount) * size);
-  }
-  record.fell_back(model_path_reason());
-  return mpi();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (comm == MPI_COMM_NULL || recvtype == MPI_DATATYPE_NULL || recvcount < 0 ||
+      (!in_place && (sendtype == MPI_DATATYPE_NULL || sendcount < 0)))
+    return mpi();
+  return guarded(record, mpi, [&] {
+    // One rank's block: the same on every rank (MPI requires matching signatures).
+    const std::int64_t block = in_place
+                                   ? static_cast<std::int64_t>(recvcount) * type_size(recvtype)
+                                   : static_cast<std::int64_t>(sendcount) * type_size(sendtype);
+    if (record.timing()) record.bytes(block);
+    CommState& state = state_of(comm);
+    if (auto reason = unsuitable(state)) {
+      record.fell_back(*reason);
+      return mpi();
+    }
+    if (!model_decides()) {
+      record.fell_back(Fallback::NoProfile);
+      return mpi();
+    }
+    bool hit = false;
+    CollectiveEntry& entry = collective_entry(state, {Function::Allgather, block}, hit);
+    if (block == 0 || !entry.choice.choreo) {
+      record.fell_back(Fallback::NoGain);
+      return mpi();
+    }
+    record.took_choreo();
+    record.cache(hit);
+    ChoreoScope scope;
+    if (contiguous(recvtype) && (in_place || contiguous(sendtype))) {
+      run_collective(state, entry, {recvbuf, in_place ? nullptr : sendbuf}, MPI_BYTE, MPI_OP_NULL);
+      return MPI_SUCCESS;
+    }
+    // Blocks in a packed copy: this rank's packed in, everyone's unpacked out.
+    std::vector<std::byte>& packed = state.collectives.packed;
+    packed.resize(static_cast<std::size_t>(block * state.size));
+    const std::int64_t mine = block * state.rank;
+    if (in_place) {
+      MPI_Aint lower_bound = 0, extent = 0;
+      PMPI_Type_get_extent(recvtype, &lower_bound, &extent);
+      pack_into(packed, mine,
+                static_cast<const std::byte*>(recvbuf) +
+                    static_cast<MPI_Aint>(state.rank) * recvcount * extent,
+                recvcount, recvtype, comm);
+    } else {
+      pack_into(packed, mine, sendbuf, sendcount, sendtype, comm);
+    }
+    run_collective(state, entry, {packed.data(), nullptr}, MPI_BYTE, MPI_OP_NULL);
+    unpack_from(packed, recvbuf, recvcount * state.size, recvtype, comm);
+    return MPI_SUCCESS;
+  });
 }

@@ -55,6 +55,7 @@ int delete_comm_state(MPI_Comm, int, void* attribute, void*) {
     ChoreoScope scope;  // freeing requests and the duplicate are choreo's own calls
     state->alltoallv.exchange.abandon();
     state->neighbor.exchange.abandon();
+    state->collectives.cache.clear();  // the drivers free their requests
     if (state->private_comm != MPI_COMM_NULL) PMPI_Comm_free(&state->private_comm);
   }
   delete state;

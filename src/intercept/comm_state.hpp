@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "collective_site.hpp"
 #include "exchange_site.hpp"
 
 namespace choreo::intercept {
@@ -23,6 +24,7 @@ struct CommState {
   bool inter = false;
   ExchangeSite alltoallv;
   ExchangeSite neighbor;
+  CollectiveSite collectives;                ///< MPI_Bcast, MPI_Allreduce and MPI_Allgather
   std::optional<NeighborTopology> topology;  ///< read at the first neighbourhood call
 };
 

@@ -2,6 +2,7 @@
 #include "choreo/coll.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
+#include "plans.hpp"
 
 namespace choreo::persist {
 
@@ -20,6 +21,14 @@ detail::Placer allgather_ring_placer(int ranks, int rank, std::int64_t block_byt
 
 }  // namespace
 
+detail::Plan detail::allgather_plan(std::int64_t block_bytes, int ranks, int rank) {
+  Plan plan = plan_from_schedule(coll::allgather_ring(ranks, block_bytes), rank, 1,
+                                 allgather_ring_placer(ranks, rank, block_bytes), "allgather:ring");
+  plan.initial_copy_bytes = block_bytes;
+  plan.initial_copy_offset = rank * block_bytes;
+  return plan;
+}
+
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
@@ -35,11 +44,7 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   detail::agree_between_ranks(kAllgatherInitCall, comm, {{"count x type size", block_bytes}});
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
-    plan = detail::plan_from_schedule(coll::allgather_ring(ranks, block_bytes), rank, 1,
-                                      allgather_ring_placer(ranks, rank, block_bytes),
-                                      "allgather:ring");
-    plan.initial_copy_bytes = block_bytes;
-    plan.initial_copy_offset = rank * block_bytes;
+    plan = detail::allgather_plan(block_bytes, ranks, rank);
     detail::check_tags(kAllgatherInitCall, plan, comm);
   });
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;

@@ -6,6 +6,7 @@
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
+#include "plans.hpp"
 
 namespace choreo::persist {
 
@@ -52,6 +53,20 @@ detail::Placer recursive_doubling_placer(int ranks) {
 
 }  // namespace
 
+detail::Plan detail::allreduce_plan(const std::string& algorithm, std::int64_t count,
+                                    int element_size, int ranks, int rank) {
+  const bool ring = algorithm == "ring";
+  Plan plan = plan_from_schedule(
+      ring ? coll::allreduce_ring(ranks, count) : coll::allreduce_recursive_doubling(ranks, count),
+      rank, element_size,
+      ring ? allreduce_ring_placer(count, ranks, rank, element_size)
+           : recursive_doubling_placer(ranks),
+      "allreduce:" + algorithm);
+  plan.scratch_bytes = count * element_size;
+  plan.initial_copy_bytes = count * element_size;
+  return plan;
+}
+
 Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
@@ -81,15 +96,7 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
       {{"count x type size", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
-    const bool ring = algorithm == "ring";
-    plan = detail::plan_from_schedule(ring ? coll::allreduce_ring(ranks, count)
-                                           : coll::allreduce_recursive_doubling(ranks, count),
-                                      rank, element_size,
-                                      ring ? allreduce_ring_placer(count, ranks, rank, element_size)
-                                           : recursive_doubling_placer(ranks),
-                                      "allreduce:" + algorithm);
-    plan.scratch_bytes = bytes;
-    plan.initial_copy_bytes = bytes;
+    plan = detail::allreduce_plan(algorithm, count, element_size, ranks, rank);
     detail::check_tags(kAllreduceInitCall, plan, comm);
   });
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;

@@ -6,6 +6,7 @@
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
+#include "plans.hpp"
 
 namespace choreo::persist {
 
@@ -20,15 +21,12 @@ struct BcastShape {
   std::int64_t segment_bytes = 0;  ///< pipelined algorithms only
 };
 
-BcastShape shape_of(int count, MPI_Datatype type, int root, int ranks, const Options& options) {
+/// The shape of a broadcast of `bytes` (segment size by Hockney's rule unless set).
+BcastShape shape_for(const std::string& algorithm, std::int64_t bytes, int root, int ranks,
+                     const Options& options) {
   BcastShape shape;
-  shape.algorithm = detail::chosen_algorithm(kBcastInitCall, options, "multitree",
-                                             {"binomial", "kary_pipeline", "multitree"});
-  shape.bytes =
-      detail::checked_bytes(kBcastInitCall, count, detail::contiguous_size(kBcastInitCall, type));
-  if (root < 0 || root >= ranks)
-    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
-                            root, ranks - 1));
+  shape.algorithm = algorithm;
+  shape.bytes = bytes;
   shape.root = root;
   if (shape.algorithm == "binomial") return shape;
   const bool multitree = shape.algorithm == "multitree";
@@ -43,6 +41,17 @@ BcastShape shape_of(int count, MPI_Datatype type, int root, int ranks, const Opt
                             : coll::hockney_segment_bytes(shape.bytes / shape.parts, depth,
                                                           options.alpha, options.beta);
   return shape;
+}
+
+BcastShape shape_of(int count, MPI_Datatype type, int root, int ranks, const Options& options) {
+  const std::string algorithm = detail::chosen_algorithm(
+      kBcastInitCall, options, "multitree", {"binomial", "kary_pipeline", "multitree"});
+  const std::int64_t bytes =
+      detail::checked_bytes(kBcastInitCall, count, detail::contiguous_size(kBcastInitCall, type));
+  if (root < 0 || root >= ranks)
+    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
+                            root, ranks - 1));
+  return shape_for(algorithm, bytes, root, ranks, options);
 }
 
 detail::Plan plan_of(const BcastShape& shape, int ranks, int rank) {
@@ -66,6 +75,11 @@ detail::Plan plan_of(const BcastShape& shape, int ranks, int rank) {
 }
 
 }  // namespace
+
+detail::Plan detail::bcast_plan(const std::string& algorithm, std::int64_t bytes, int root,
+                                int ranks, int rank, const Options& options) {
+  return plan_of(shape_for(algorithm, bytes, root, ranks, options), ranks, rank);
+}
 
 Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                    const Options& options) {
