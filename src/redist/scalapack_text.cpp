@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <string>
+#include <utility>
 
 #include "choreo/error.hpp"
 #include "choreo/redist/scalapack.hpp"
@@ -49,6 +50,12 @@ ArrayDistribution parse_scalapack(std::string_view text, std::optional<int> comm
   ArrayDistribution dist = from_scalapack(desc, grid);
   validate(dist, comm_size);
   return dist;
+}
+
+ArrayDistribution parse_any_distribution(std::string_view text, std::vector<std::int64_t> shape,
+                                         std::optional<int> comm_size) {
+  return text.starts_with("desc:") ? parse_scalapack(text, comm_size)
+                                   : parse_distribution(text, std::move(shape), comm_size);
 }
 
 }  // namespace choreo::redist

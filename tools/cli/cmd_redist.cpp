@@ -123,11 +123,8 @@ void run(const RedistArgs& a, const Global& global) {
   const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
   std::optional<int> ranks;
   if (a.ranks > 0) ranks = static_cast<int>(a.ranks);
-  const auto parse = [&](const std::string& text) {
-    return text.starts_with("desc:") ? redist::parse_scalapack(text, ranks)
-                                     : redist::parse_distribution(text, shape, ranks);
-  };
-  const redist::ArrayDistribution from = parse(a.from), to = parse(a.to);
+  const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks),
+                                  to = redist::parse_any_distribution(a.to, shape, ranks);
   redist::CommSetOptions options;
   options.reduce_by_gcd = !a.no_gcd;
   options.reduce_to_period = !a.no_period;

@@ -53,6 +53,11 @@ ArrayDistribution from_scalapack(const ScalapackDesc& desc, const BlacsGrid& gri
 ArrayDistribution parse_scalapack(std::string_view text,
                                   std::optional<int> comm_size = std::nullopt);
 
+/// Either text form of a distribution: a descriptor (`desc:...`, parse_scalapack, whose extents
+/// are its own M and N) or parse_distribution's form for an array of `shape`.
+ArrayDistribution parse_any_distribution(std::string_view text, std::vector<std::int64_t> shape,
+                                         std::optional<int> comm_size = std::nullopt);
+
 /// ScaLAPACK's NUMROC: how many of n rows (or columns) in blocks of nb process iproc of nprocs
 /// holds when process isrcproc holds the first block.
 std::int64_t numroc(std::int64_t n, std::int64_t nb, int iproc, int isrcproc, int nprocs);
