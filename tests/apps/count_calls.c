@@ -1,16 +1,16 @@
 /* count_calls.c: a PMPI shim that counts, per rank, the collectives libchoreo_pmpi.so replaces
  * (and a few neighbours), and whether MPI_Alltoallv's count pattern repeats.
  *
- * Build (Open MPI, the MPI Debian's applications are linked with):
- *   mpicc.openmpi -O2 -fPIC -shared -o count_calls.so count_calls.c -ldl
- *   mpicc.openmpi -O2 -fPIC -shared -DCOUNT_PMPI -o count_calls_pmpi.so count_calls.c -ldl
- * Use:
- *   LD_PRELOAD=$PWD/count_calls.so mpiexec.openmpi -n 4 lmp -in in.x
+ * Build (with Open MPI, which Debian's applications are linked with; tests/apps/build.sh):
+ *   mpicc.openmpi -O2 -fPIC -shared -pthread -o count_calls.so count_calls.c -ldl
+ *   mpicc.openmpi -O2 -fPIC -shared -pthread -DCOUNT_PMPI -o count_calls_pmpi.so count_calls.c -ldl
+ * Use (the preload goes to the ranks, not to mpiexec):
+ *   mpiexec.openmpi -n 4 -x LD_PRELOAD=$PWD/count_calls.so lmp -in in.x
  *
  * The plain build defines MPI_X only: it sees exactly what a C PMPI library such as
  * libchoreo_pmpi.so sees. The -DCOUNT_PMPI build also defines PMPI_X and forwards to the next
  * definition (dlsym RTLD_NEXT): it also sees Open MPI's Fortran bindings, which call PMPI_X
- * directly; its summary splits the calls into "c" (through MPI_X) and "pmpi" (PMPI_X only).
+ * directly; its summary's "pmpi" column counts the calls that came through PMPI_X only.
  *
  * Environment:
  *   COUNT_CALLS_OUT=file   also append the summary to this file (rank 0)
