@@ -6,6 +6,7 @@
 
 #include "calls.hpp"
 #include "comm_state.hpp"
+#include "next.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -78,8 +79,8 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   auto mpi = [&] {
-    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                          recvtype, comm);
+    return next::Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                           recvtype, comm);
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Alltoallv);
@@ -112,8 +113,8 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
                                       const int recvcounts[], const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm) {
   auto mpi = [&] {
-    return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                   rdispls, recvtype, comm);
+    return next::Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                    rdispls, recvtype, comm);
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::NeighborAlltoallv);

@@ -14,6 +14,7 @@
 #include "choreo/mpi/resilient_allreduce.hpp"
 #include "collective_site.hpp"
 #include "comm_state.hpp"
+#include "next.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -93,7 +94,7 @@ using namespace choreo::intercept;
 
 extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                              MPI_Op op, MPI_Comm comm) {
-  auto mpi = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm); };
+  auto mpi = [&] { return next::Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allreduce);
   if (auto reason = blanket_reason(Function::Allreduce)) {
@@ -153,7 +154,7 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
 }
 
 extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  auto mpi = [&] { return PMPI_Bcast(buffer, count, type, root, comm); };
+  auto mpi = [&] { return next::Bcast(buffer, count, type, root, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Bcast);
   if (auto reason = blanket_reason(Function::Bcast)) {
@@ -201,7 +202,7 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
 extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto mpi = [&] {
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+    return next::Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allgather);

@@ -8,6 +8,7 @@
 #include "../mpi/exchange_setup.hpp"
 #include "choreo/error.hpp"
 #include "comm_state.hpp"
+#include "next.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept {
@@ -131,7 +132,7 @@ ExchangeEntry* build(CommState& state, ExchangeSite& site, const ExchangeArgs& a
                            return std::string();
                          }).empty();
   int mine = mismatch ? 1 : 0, any = 0;
-  PMPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  next::Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
   record.planned(now_ns() - started);
   if (any) return nullptr;
 
@@ -172,7 +173,7 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
   mine[kCannot] = cannot ? 1 + static_cast<std::int64_t>(*cannot) : 0;
   mine[kPaced] = entry != nullptr && entry->paced ? 1 : 0;
   mine[kNegativeRepeats] = -static_cast<std::int64_t>(site.window_repeats);
-  PMPI_Allreduce(mine, agreed, kWords, MPI_INT64_T, MPI_MAX, comm);
+  next::Allreduce(mine, agreed, kWords, MPI_INT64_T, MPI_MAX, comm);
 
   const bool forced = runtime().config.mode == Mode::Choreo;
   const auto fewest_repeats = static_cast<std::uint64_t>(-agreed[kNegativeRepeats]);

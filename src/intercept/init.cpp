@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "comm_state.hpp"
+#include "next.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept {
@@ -20,7 +21,7 @@ void agree_on_settings() {
   ChoreoScope scope;
   // The digest and its complement, maximised: equal everywhere iff max == -max(-x).
   std::array<std::uint64_t, 2> mine{rt.settings_digest, ~rt.settings_digest}, largest{};
-  PMPI_Allreduce(mine.data(), largest.data(), 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  next::Allreduce(mine.data(), largest.data(), 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   if (largest[0] == ~largest[1]) return;
   if (!rt.blanket) rt.blanket = Fallback::Configuration;
   if (rt.world_rank == 0)
@@ -81,13 +82,13 @@ void after_init() {
 using namespace choreo::intercept;
 
 extern "C" int MPI_Init(int* argc, char*** argv) {
-  const int result = PMPI_Init(argc, argv);
+  const int result = next::Init(argc, argv);
   if (result == MPI_SUCCESS) after_init();
   return result;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  const int result = PMPI_Init_thread(argc, argv, required, provided);
+  const int result = next::Init_thread(argc, argv, required, provided);
   if (result == MPI_SUCCESS) after_init();
   return result;
 }
@@ -102,5 +103,5 @@ extern "C" int MPI_Finalize() {
     }
     rt.serving.store(false);
   }
-  return PMPI_Finalize();
+  return next::Finalize();
 }

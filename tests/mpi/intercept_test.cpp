@@ -1,7 +1,7 @@
 // libchoreo_pmpi.so under mpiexec: an ordinary MPI program whose MPI_Alltoallv and
 // MPI_Neighbor_alltoallv calls the library takes (it is preloaded, or linked before MPI), each
 // compared byte for byte with what the MPI library itself delivers for the same arguments
-// (PMPI_Alltoallv / PMPI_Neighbor_alltoallv, which the library never intercepts), including the
+// (found in the MPI library itself, tests/support/own_mpi.hpp), including the
 // bytes it must leave alone. Patterns repeat (cache hits), alternate, and change at every call;
 // datatypes are derived and non-contiguous; MPI_IN_PLACE, zero counts, MPI_COMM_SELF, split and
 // duplicated communicators, an intercommunicator (handed to MPI), distributed-graph, graph and
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../support/exchange_cases.hpp"
+#include "../support/own_mpi.hpp"
 
 namespace {
 
@@ -34,6 +35,14 @@ using choreo::test::NamedPattern;
 using choreo::test::SideLayout;
 using choreo::test::TypePair;
 using choreo::test::UnitMatrix;
+
+// The references: the MPI library's own functions (a preloaded library may define PMPI_ too).
+const auto own_alltoallv = choreo::test::own_mpi(&PMPI_Alltoallv, "PMPI_Alltoallv");
+const auto own_neighbor_alltoallv =
+    choreo::test::own_mpi(&PMPI_Neighbor_alltoallv, "PMPI_Neighbor_alltoallv");
+const auto own_allreduce = choreo::test::own_mpi(&PMPI_Allreduce, "PMPI_Allreduce");
+const auto own_bcast = choreo::test::own_mpi(&PMPI_Bcast, "PMPI_Bcast");
+const auto own_allgather = choreo::test::own_mpi(&PMPI_Allgather, "PMPI_Allgather");
 
 /// Calls made through the interposition library, to compare with its report.
 struct Tally {
@@ -68,6 +77,8 @@ void alltoallv_once(const std::string& name, const UnitMatrix& units, const Type
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   Arguments a(units, types, rank);
+  // Every rank's data its own: a message delivered from the wrong rank cannot go unseen.
+  seed = seed * 1000003u + static_cast<std::uint64_t>(rank);
   fill(a.send.buffer, seed);
   fill(a.recv.buffer, ~seed);
   std::vector<std::byte> reference = a.recv.buffer;
@@ -75,9 +86,9 @@ void alltoallv_once(const std::string& name, const UnitMatrix& units, const Type
                 types.send_type, a.recv.buffer.data(), a.recv.counts.data(),
                 a.recv.displacements.data(), types.recv_type, comm);
   ++tally.alltoallv;
-  PMPI_Alltoallv(a.send.buffer.data(), a.send.counts.data(), a.send.displacements.data(),
-                 types.send_type, reference.data(), a.recv.counts.data(),
-                 a.recv.displacements.data(), types.recv_type, comm);
+  own_alltoallv(a.send.buffer.data(), a.send.counts.data(), a.send.displacements.data(),
+                types.send_type, reference.data(), a.recv.counts.data(),
+                a.recv.displacements.data(), types.recv_type, comm);
   const std::string difference = compare(a.recv.buffer, reference);
   checker.expect(difference.empty(), fmt::format("{}: {}", name, difference));
 }
@@ -94,13 +105,13 @@ void alltoallv_in_place(const std::string& name, const UnitMatrix& units, const 
       symmetric[i][j] = std::max(units[i][j], units[j][i]);
   Arguments a(symmetric,
               {types.name, types.recv_type, types.recv_type, 1, 1, false, types.spread_recv}, rank);
-  fill(a.recv.buffer, seed);
+  fill(a.recv.buffer, seed * 1000003u + static_cast<std::uint64_t>(rank));
   std::vector<std::byte> reference = a.recv.buffer;
   MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, a.recv.buffer.data(),
                 a.recv.counts.data(), a.recv.displacements.data(), types.recv_type, comm);
   ++tally.alltoallv;
-  PMPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, reference.data(),
-                 a.recv.counts.data(), a.recv.displacements.data(), types.recv_type, comm);
+  own_alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, reference.data(),
+                a.recv.counts.data(), a.recv.displacements.data(), types.recv_type, comm);
   const std::string difference = compare(a.recv.buffer, reference);
   checker.expect(difference.empty(), fmt::format("{} in place: {}", name, difference));
 }
@@ -179,9 +190,9 @@ void neighbor_case(const std::string& name, MPI_Comm comm, const std::vector<int
                            types.send_type, recv.buffer.data(), recv.counts.data(),
                            recv.displacements.data(), types.recv_type, comm);
     ++tally.neighbor;
-    PMPI_Neighbor_alltoallv(send.buffer.data(), send.counts.data(), send.displacements.data(),
-                            types.send_type, reference.data(), recv.counts.data(),
-                            recv.displacements.data(), types.recv_type, comm);
+    own_neighbor_alltoallv(send.buffer.data(), send.counts.data(), send.displacements.data(),
+                           types.send_type, reference.data(), recv.counts.data(),
+                           recv.displacements.data(), types.recv_type, comm);
     const std::string difference = compare(recv.buffer, reference);
     checker.expect(difference.empty(), fmt::format("{}, call {}: {}", name, round, difference));
   }
@@ -272,13 +283,13 @@ void collective_cases(MPI_Comm comm, const std::string& comm_name, Checker& chec
     for (std::size_t k = 0; k < ints.size(); ++k) ints[k] = (rank + 1) * 1000 + static_cast<int>(k);
     for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BXOR, user_sum}) {
       MPI_Allreduce(ints.data(), got.data(), count, MPI_INT, op, comm);
-      PMPI_Allreduce(ints.data(), want.data(), count, MPI_INT, op, comm);
+      own_allreduce(ints.data(), want.data(), count, MPI_INT, op, comm);
       ++tally.allreduce;
       checker.expect(got == want, "MPI_Allreduce of ints, " + name);
     }
     got = ints;
     MPI_Allreduce(MPI_IN_PLACE, got.data(), count, MPI_INT, MPI_MIN, comm);
-    PMPI_Allreduce(ints.data(), want.data(), count, MPI_INT, MPI_MIN, comm);
+    own_allreduce(ints.data(), want.data(), count, MPI_INT, MPI_MIN, comm);
     ++tally.allreduce;
     checker.expect(got == want, "MPI_Allreduce in place, " + name);
 
@@ -286,7 +297,7 @@ void collective_cases(MPI_Comm comm, const std::string& comm_name, Checker& chec
     for (std::size_t k = 0; k < values.size(); ++k)
       values[k] = 1.0 / (1.0 + rank + static_cast<double>(k));
     MPI_Allreduce(values.data(), sums.data(), count, MPI_DOUBLE, MPI_SUM, comm);
-    PMPI_Allreduce(values.data(), reference.data(), count, MPI_DOUBLE, MPI_SUM, comm);
+    own_allreduce(values.data(), reference.data(), count, MPI_DOUBLE, MPI_SUM, comm);
     ++tally.allreduce;
     for (std::size_t k = 0; k < sums.size(); ++k)
       checker.expect(std::abs(sums[k] - reference[k]) <= 1e-12 * std::abs(reference[k]),
@@ -300,7 +311,7 @@ void collective_cases(MPI_Comm comm, const std::string& comm_name, Checker& chec
     for (std::size_t k = 0; k < pairs.size(); ++k)
       pairs[k] = {static_cast<int>((k * 7 + static_cast<std::size_t>(rank) * 3) % 5), rank};
     MPI_Allreduce(pairs.data(), low.data(), count, MPI_2INT, MPI_MINLOC, comm);
-    PMPI_Allreduce(pairs.data(), low_want.data(), count, MPI_2INT, MPI_MINLOC, comm);
+    own_allreduce(pairs.data(), low_want.data(), count, MPI_2INT, MPI_MINLOC, comm);
     ++tally.allreduce;
     for (std::size_t k = 0; k < low.size(); ++k)
       checker.expect(low[k].value == low_want[k].value && low[k].rank == low_want[k].rank,
@@ -311,14 +322,14 @@ void collective_cases(MPI_Comm comm, const std::string& comm_name, Checker& chec
       for (std::size_t k = 0; k < data.size(); ++k)
         data[k] = data_want[k] = rank == root ? static_cast<int>(k) * 3 + root : -1;
       MPI_Bcast(data.data(), count, MPI_INT, root, comm);
-      PMPI_Bcast(data_want.data(), count, MPI_INT, root, comm);
+      own_bcast(data_want.data(), count, MPI_INT, root, comm);
       ++tally.bcast;
       checker.expect(data == data_want, fmt::format("MPI_Bcast from {}, {}", root, name));
     }
 
     std::vector<int> all(ints.size() * static_cast<std::size_t>(n)), all_want(all.size());
     MPI_Allgather(ints.data(), count, MPI_INT, all.data(), count, MPI_INT, comm);
-    PMPI_Allgather(ints.data(), count, MPI_INT, all_want.data(), count, MPI_INT, comm);
+    own_allgather(ints.data(), count, MPI_INT, all_want.data(), count, MPI_INT, comm);
     ++tally.allgather;
     checker.expect(all == all_want, "MPI_Allgather, " + name);
   }
@@ -422,8 +433,8 @@ int main(int argc, char** argv) {
     MPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, got.data(), counts.data(),
                   displs.data(), MPI_INT, inter);
     ++tally.alltoallv;
-    PMPI_Alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, reference.data(),
-                   counts.data(), displs.data(), MPI_INT, inter);
+    own_alltoallv(send.data(), counts.data(), displs.data(), MPI_INT, reference.data(),
+                  counts.data(), displs.data(), MPI_INT, inter);
     checker.expect(compare(got, reference).empty(),
                    "intercommunicator: " + compare(got, reference));
     MPI_Comm_free(&inter);
