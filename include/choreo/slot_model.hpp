@@ -25,8 +25,11 @@ struct PlanReport {
   int delays = 0;                     ///< delays inserted (not counting trailing ones)
   std::int64_t contention_pairs = 0;  ///< pairs of sends colliding by eq. 12
   int degree_bound = 0;               ///< max in- or out-degree: no contention-free plan is shorter
-  std::int64_t predicted_ns = 0;      ///< eqs. 13-16; -1 when the plan has contention
-  std::int64_t lower_bound_ns = 0;    ///< the model's bound for any plan (degrees, eqs. 15-16)
+  /// Eqs. 13-16, each reception starting at the later of its arrival (eq. 15) and its
+  /// receiver being free (eq. 16): monotone, a message more never shortens it. -1 when the
+  /// plan has contention.
+  std::int64_t predicted_ns = 0;
+  std::int64_t lower_bound_ns = 0;  ///< the model's bound for any plan (degrees, eqs. 15-16)
 };
 
 /// Slots, delays, contention pairs (eq. 12), the predicted makespan (eqs. 13-16) and the
