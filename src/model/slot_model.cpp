@@ -14,6 +14,17 @@ std::int64_t SlotModel::interval(std::int64_t k) const {
   return o + std::llround(static_cast<double>(std::max<std::int64_t>(k - 1, 0)) * G);
 }
 
+std::int64_t last_reception_ns(const std::vector<std::int64_t>& sent, std::int64_t busy_until,
+                               std::int64_t L, std::int64_t o, std::int64_t port_ns) {
+  std::int64_t landed = 0, done = 0, free = busy_until;
+  for (std::size_t h = 0; h < sent.size(); ++h) {
+    landed = h == 0 ? sent[h] + L : std::max(sent[h] + L, landed + port_ns);
+    done = std::max(landed, free) + o;
+    free = done;
+  }
+  return done;
+}
+
 PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotModel& model) {
   PlanReport out;
   const auto ranks = static_cast<std::size_t>(pattern.ranks);
@@ -61,12 +72,12 @@ PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotM
   // takes o: eq. 15 where q is idle, at least eq. 16 where it is busy, and never shorter for
   // one more message (monotone).
   for (std::size_t q = 0; q < ranks; ++q) {
-    std::int64_t free = static_cast<std::int64_t>(length[q]) * interval;
-    for (const std::size_t slot : arrivals[q]) {
-      const std::int64_t arrival = static_cast<std::int64_t>(slot + 1) * interval + model.L;
-      free = std::max(arrival, free) + model.o;
-      out.predicted_ns = std::max(out.predicted_ns, free);
-    }
+    std::vector<std::int64_t> sent;
+    for (const std::size_t slot : arrivals[q])
+      sent.push_back(static_cast<std::int64_t>(slot + 1) * interval);
+    out.predicted_ns = std::max(
+        out.predicted_ns,
+        last_reception_ns(sent, static_cast<std::int64_t>(length[q]) * interval, model.L, model.o));
   }
   if (out.contention_pairs > 0) out.predicted_ns = -1;  // the model assumes no contention
   // The same model's bound for any plan. Receiver q sends for at least out(q) slots, and its
