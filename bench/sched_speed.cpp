@@ -1,7 +1,8 @@
 // How long the schedulers take, side by side: paper 000's delay insertion (the baseline)
 // and the optimal edge colouring, on dense and sparse patterns up to 4096 ranks, with the
-// delays each inserts; --paper: the delays on paper 000's scale-free patterns (64 ranks).
-//   build/default/bench/choreo-bench-sched [--max-ranks 4096] [--repeat 1] [--paper]
+// delays each inserts; --paper: the delays on paper 000's scale-free patterns (64 ranks);
+// --exchange: how long plan_exchange(Auto) takes, on those and on larger exchanges.
+//   build/default/bench/choreo-bench-sched [--max-ranks 4096] [--repeat 1] [--paper | --exchange]
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "choreo/sched.hpp"
+#include "choreo/sched/exchange_plan.hpp"
 #include "choreo/slot_model.hpp"
 
 namespace {
@@ -34,7 +36,8 @@ constexpr const char* kUsage =
     "usage: choreo-bench-sched [--max-ranks N] [--repeat N] [--paper]\n"
     "  --max-ranks N  skip the cases with more ranks (default 4096)\n"
     "  --repeat N     time each scheduler N times and print the median (default 1)\n"
-    "  --paper        paper 000's scale-free patterns of 64 ranks instead: slots, delays\n";
+    "  --paper        paper 000's scale-free patterns of 64 ranks instead: slots, delays\n"
+    "  --exchange     plan_exchange(Auto) with the default model instead: time, choice\n";
 
 /// Slots (the longest rank's plan) and delays (empty slots before each rank's last send).
 struct Shape {
@@ -69,11 +72,40 @@ void paper_patterns(int repeat) {
   }
 }
 
+/// plan_exchange(Auto) with ExchangeModel's defaults: its time, what it kept and whether the
+/// candidates were simulated.
+void exchange_planning(int max_ranks, int repeat) {
+  fmt::print("{:<22} {:>6} {:>9} {:>12} {:>14} {:>10} {:>12} {:>12}\n", "pattern", "ranks",
+             "messages", "time (ms)", "kept", "simulated", "predicted", "direct");
+  struct Case {
+    std::string name;
+    int ranks;
+    choreo::Pattern pattern;
+  };
+  std::vector<Case> cases;
+  for (int m : {4, 7, 12, 17, 28})
+    cases.push_back({fmt::format("scale-free m0=m={}", m), 64,
+                     choreo::patterns::scale_free(64, m, m, 64512, 1)});
+  for (int n : {1024, 4096}) {
+    if (n > max_ranks) continue;
+    cases.push_back({"scale-free m0=m=28", n, choreo::patterns::scale_free(n, 28, 28, 64512, 1)});
+    cases.push_back({"random D=0.05", n, choreo::patterns::random_density(n, 0.05, 64512, 1)});
+  }
+  const choreo::ExchangeModel model = choreo::ExchangeModel::defaults();
+  for (const Case& c : cases) {
+    choreo::ExchangePlan plan;
+    const double t = seconds(repeat, [&] { plan = choreo::plan_exchange(c.pattern, model); });
+    fmt::print("{:<22} {:>6} {:>9} {:>12.3f} {:>14} {:>10} {:>12} {:>12}\n", c.name, c.ranks,
+               c.pattern.messages.size(), t * 1e3, choreo::to_string(plan.algorithm),
+               plan.candidates.front().simulated ? "yes" : "no", plan.predicted_ns, plan.direct_ns);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int max_ranks = 4096, repeat = 1;
-  bool paper = false;
+  bool paper = false, exchange = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
     if (std::strcmp(argv[i], "--max-ranks") == 0 && has_value) {
@@ -82,6 +114,8 @@ int main(int argc, char** argv) {
       repeat = std::max(1, std::atoi(argv[++i]));
     } else if (std::strcmp(argv[i], "--paper") == 0) {
       paper = true;
+    } else if (std::strcmp(argv[i], "--exchange") == 0) {
+      exchange = true;
     } else {
       fmt::print(stderr, "{}", kUsage);
       return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
@@ -89,6 +123,10 @@ int main(int argc, char** argv) {
   }
   if (paper) {
     paper_patterns(repeat);
+    return 0;
+  }
+  if (exchange) {
+    exchange_planning(max_ranks, repeat);
     return 0;
   }
   fmt::print("{:<24} {:>6} {:>10} {:>7} {:>12} {:>12} {:>8} {:>9} {:>9}\n", "pattern", "ranks",

@@ -426,15 +426,20 @@ SlotPlan plan_optimal(const Pattern& pattern, OptimalMethod method,
   // Fewer delays. Delay insertion's plan, squeezed into Δ slots and its delays reduced, has
   // the fewest on nearly every pattern tried (paper 000's scale-free ones: 197-253 against
   // 211-318 from the colouring); the colouring is reduced too only where that plan is
-  // missing or not better than the colouring as it is.
-  const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t{1} << 21, messages / 4);
+  // missing or not better than the colouring as it is. Without delay insertion (too big a
+  // pattern for it), only small patterns are worth it: on big ones the n x Δ tables miss the
+  // cache at every step, and the budget buys a few moves (4096 ranks, scale-free m = 28:
+  // 0.2% fewer delays for 3x the time).
+  const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t{1} << 17, messages / 4);
   SlotPlan own_delay_insertion;
   if (delay_insertion == nullptr && delay_insertion_is_cheap(n, lists.degree)) {
     own_delay_insertion = plan_delay_insertion(pattern);
     delay_insertion = &own_delay_insertion;
   }
   if (delay_insertion == nullptr)
-    return reduced(pattern, lists.degree, coloured, budget).plan("optimal");
+    return messages <= kTryBothBelow * 16
+               ? reduced(pattern, lists.degree, coloured, budget).plan("optimal")
+               : coloured;
   const SlotColouring squeezed = reduced(pattern, lists.degree, *delay_insertion, budget);
   if (squeezed.span() < span_of(coloured) && messages > kTryBothBelow)
     return squeezed.plan("optimal");
