@@ -44,7 +44,9 @@ SlotPlan plan_ring(const Pattern& pattern);
 /// contention-free choices first; a rank that has none waits a slot (a delay).
 SlotPlan plan_delay_insertion(const Pattern& pattern);
 /// A contention-free plan with the fewest slots possible, the largest in- or out-degree
-/// (König's edge-colouring theorem), by alternating-path edge colouring.
+/// (König's edge-colouring theorem), by bipartite edge colouring; among such plans one with few
+/// delays: delay insertion's plan squeezed into that many slots, or the colouring's, with
+/// rank's last sends moved into their empty slots by Kempe-chain swaps (src/sched/optimal.cpp).
 SlotPlan plan_optimal(const Pattern& pattern);
 
 /// CC-MPI-style phases (Karwande et al.): the optimal plan's slots as phases, each followed

@@ -14,6 +14,17 @@ std::int64_t SlotModel::interval(std::int64_t k) const {
   return o + std::llround(static_cast<double>(std::max<std::int64_t>(k - 1, 0)) * G);
 }
 
+std::int64_t last_reception_ns(const std::vector<std::int64_t>& sent, std::int64_t busy_until,
+                               std::int64_t L, std::int64_t o, std::int64_t port_ns) {
+  std::int64_t landed = 0, done = 0, free = busy_until;
+  for (std::size_t h = 0; h < sent.size(); ++h) {
+    landed = h == 0 ? sent[h] + L : std::max(sent[h] + L, landed + port_ns);
+    done = std::max(landed, free) + o;
+    free = done;
+  }
+  return done;
+}
+
 PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotModel& model) {
   PlanReport out;
   const auto ranks = static_cast<std::size_t>(pattern.ranks);
@@ -52,39 +63,41 @@ PlanReport report_plan(const Pattern& pattern, const SlotPlan& plan, const SlotM
       out.contention_pairs += same * (same - 1) / 2;
     }
   }
-  // Eqs. 13-16: a send in (1-based) slot s completes sending at s * I(k); its receiver q,
-  // busy with its own |S_q| sends, takes it at once when L >= |S_q| I(k) (eq. 15), else after
-  // them and after the h earlier arrivals (eq. 16).
+  // Eqs. 13-16: a send in (1-based) slot s leaves its sender at s * I(k) (eq. 13) and reaches
+  // its receiver q L later. Eq. 15 (q idle, L >= |S_q| I(k)) completes it o after that; eq. 16
+  // (q busy) after q's own |S_q| sends and the h receptions before it, |S_q| I(k) + (h+1) o.
+  // Taken literally eq. 16 ignores when the message arrives: one send of q's own made a
+  // 7-rank gather predict 0.4 ms instead of its 2.3 ms. So each reception starts at the later
+  // of its arrival and q being free (its sends done, the receptions before it complete) and
+  // takes o: eq. 15 where q is idle, at least eq. 16 where it is busy, and never shorter for
+  // one more message (monotone).
   for (std::size_t q = 0; q < ranks; ++q) {
-    const auto busy = static_cast<std::int64_t>(length[q]) * interval;
-    for (std::size_t h = 0; h < arrivals[q].size(); ++h) {
-      const auto s = static_cast<std::int64_t>(arrivals[q][h]) + 1;
-      const std::int64_t t = model.L >= busy ? s * interval + model.L + model.o
-                                             : busy + static_cast<std::int64_t>(h + 1) * model.o;
-      out.predicted_ns = std::max(out.predicted_ns, t);
-    }
+    std::vector<std::int64_t> sent;
+    for (const std::size_t slot : arrivals[q])
+      sent.push_back(static_cast<std::int64_t>(slot + 1) * interval);
+    out.predicted_ns = std::max(
+        out.predicted_ns,
+        last_reception_ns(sent, static_cast<std::int64_t>(length[q]) * interval, model.L, model.o));
   }
   if (out.contention_pairs > 0) out.predicted_ns = -1;  // the model assumes no contention
-  // The same model's bound for any plan. Receiver q sends for at least out(q) slots and its
-  // last message arrives no earlier than slot in(q) (eq. 15) or after its sends (eq. 16).
-  // Sender p's last message leaves in slot out(p) at the earliest, to one of its receivers.
-  auto extra = [&](std::size_t q, std::int64_t sent) {  // completion of a message sent by `sent`
-    const std::int64_t busy = out_degree[q] * interval;
-    return model.L >= busy ? sent + model.L + model.o : busy + model.o;
+  // The same model's bound for any plan. Receiver q sends for at least out(q) slots, and its
+  // last reception arrives no earlier than slot in(q) and starts no earlier than its sends
+  // end, after which each of its in(q) receptions takes o. Sender p's last message leaves in
+  // slot out(p) at the earliest, to one of its receivers.
+  auto completion = [&](std::size_t q, std::int64_t leaves) {  // of a message leaving then
+    return std::max(leaves + model.L, out_degree[q] * interval) + model.o;
   };
   std::vector<std::int64_t> best_last(ranks, -1);  // per sender: the cheapest last receiver
   for (const auto& m : pattern.messages) {
     const auto p = static_cast<std::size_t>(m.src), q = static_cast<std::size_t>(m.dst);
-    const std::int64_t t = extra(q, out_degree[p] * interval);
+    const std::int64_t t = completion(q, out_degree[p] * interval);
     if (best_last[p] < 0 || t < best_last[p]) best_last[p] = t;
   }
   for (std::size_t q = 0; q < ranks; ++q) {
     std::int64_t bound = std::max<std::int64_t>(best_last[q], out_degree[q] * interval);
-    if (in_degree[q] > 0) {
-      const std::int64_t busy = out_degree[q] * interval;
-      bound = std::max(bound, model.L >= busy ? in_degree[q] * interval + model.L + model.o
-                                              : busy + in_degree[q] * model.o);
-    }
+    if (in_degree[q] > 0)
+      bound = std::max({bound, in_degree[q] * interval + model.L + model.o,
+                        out_degree[q] * interval + in_degree[q] * model.o});
     out.lower_bound_ns = std::max(out.lower_bound_ns, bound);
   }
   return out;

@@ -1,4 +1,5 @@
-// Thakur's ring order, as a plan (ring) and as the plain no-slot baseline (direct).
+// Thakur's ring order as a plan (ring); schedule_direct, the plain no-slot baseline that
+// sends in it, is in plan.cpp with the other plan shapes.
 #include <algorithm>
 
 #include "choreo/sched.hpp"
@@ -19,17 +20,6 @@ SlotPlan plan_ring(const Pattern& pattern) {
     });
   }
   return plan;
-}
-
-Schedule schedule_direct(const Pattern& pattern) {
-  Schedule s = schedule_from_plan(pattern, plan_ring(pattern), 0);
-  s.algorithm = "direct";
-  for (auto& program : s.programs)
-    for (auto& op : program.ops) {  // no slots, no chaining: all start as soon as they can
-      op.slot = kNoSlot;
-      op.requires_started.clear();
-    }
-  return s;
 }
 
 }  // namespace choreo

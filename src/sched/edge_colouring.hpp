@@ -80,11 +80,18 @@ bool colour_by_alternating_paths(const SenderLists& lists, std::uint64_t budget,
 void colour_by_euler_split(const SenderLists& lists, PlanBuilder& out);
 
 enum class OptimalMethod {
-  Auto,              ///< what plan_optimal does
+  Auto,              ///< what plan_optimal does: a colouring, then fewer delays
   AlternatingPaths,  ///< alternating paths only, no budget, compaction as in Auto
   EulerSplit,        ///< Euler split only
   EulerSplitRaw,     ///< Euler split without the compaction (the bare colouring)
 };
-SlotPlan plan_optimal(const Pattern& pattern, OptimalMethod method);
+/// Whether delay insertion is cheap on a pattern of `ranks` ranks and degree bound `degree`:
+/// it takes about degree x ranks^2 steps, and runs where that stays within milliseconds.
+bool delay_insertion_is_cheap(std::size_t ranks, int degree);
+
+/// Auto also reduces the colouring's delays, and tries delay insertion's plan squeezed into Δ
+/// slots: `delay_insertion` if the caller has it, else made here where it is cheap.
+SlotPlan plan_optimal(const Pattern& pattern, OptimalMethod method,
+                      const SlotPlan* delay_insertion = nullptr);
 
 }  // namespace choreo::detail

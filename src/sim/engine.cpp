@@ -330,13 +330,40 @@ class Engine {
   }
 
   void flow_end(Event& e) {
+    FlowEndInQueue& queued = flow_end_in_queue_[e.op];
+    if (e.time == queued.time && e.host == queued.version) {  // the flow's earliest end queued
+      queued.time = -1;
+      if (queued.held) {  // a later end was held back: queue it now
+        queue_.push(queued.deferred);
+        queued.time = queued.deferred.time;
+        queued.version = queued.deferred.host;
+        queued.held = false;
+      }
+    }
     if (flows_.finish(e.op, e.host, e.time, ends_)) queue_flow_ends();  // else a stale end
   }
 
-  /// Flow ends are the simulator's own events: not counted among LogGOPSim's.
+  /// Flow ends are the simulator's own events: not counted among LogGOPSim's. Every change of
+  /// a link's sharing gives each flow on it a new end (a new version; the older ones go
+  /// stale), up to hundreds each for flows into a busy receiver. An end later than one the
+  /// flow has queued already is held back, with the order it would have had, and queued when
+  /// that earlier one comes up: every valid end is still processed at its time and in its
+  /// order, as if it had been queued at once, and the queue carries far fewer stale ones.
   void queue_flow_ends() {
-    for (const auto& end : ends_)
-      queue_.push(Event{end.time, next_order_++, end.flow, end.version, EventType::FlowEnd});
+    for (const auto& end : ends_) {
+      const Event event{end.time, next_order_++, end.flow, end.version, EventType::FlowEnd};
+      if (flow_end_in_queue_.size() <= end.flow) flow_end_in_queue_.resize(end.flow + 1);
+      FlowEndInQueue& queued = flow_end_in_queue_[end.flow];
+      if (queued.time >= 0 && end.time > queued.time) {
+        queued.deferred = event;
+        queued.held = true;
+        continue;
+      }
+      queue_.push(event);
+      queued.time = end.time;
+      queued.version = end.version;
+      queued.held = false;  // what was held back is stale now
+    }
     ends_.clear();
   }
 
@@ -388,6 +415,14 @@ class Engine {
   std::unordered_map<OpIndex, std::pair<std::int64_t, std::int64_t>> landing_;
   Flows flows_;
   std::vector<Flows::EndEvent> ends_;
+  /// Per flow: its earliest end in the queue (time -1: none) and the latest end held back.
+  struct FlowEndInQueue {
+    std::int64_t time = -1;
+    std::uint32_t version = 0;
+    bool held = false;
+    Event deferred{};
+  };
+  std::vector<FlowEndInQueue> flow_end_in_queue_;
   const std::size_t hosts_, cpus_, nics_;
   BigVector<std::int64_t> next_o_, next_gs_, next_gr_;
   BigVector<std::uint32_t> waiting_;

@@ -19,7 +19,8 @@ void Flows::advance(Flow& f, std::int64_t now) {
 
 /// Every flow sharing a link with `changed` gets its new rate and a new end.
 void Flows::reshare(const Flow& changed, std::int64_t now, std::vector<EndEvent>& ends) {
-  std::vector<std::uint32_t> touched;
+  std::vector<std::uint32_t>& touched = touched_;  // kept: reshares come by the thousand
+  touched.clear();
   for (std::uint32_t k = 0; k < changed.links; ++k)
     for (std::uint32_t id : on_link_[route_links_[changed.first_link + k]]) touched.push_back(id);
   std::sort(touched.begin(), touched.end());

@@ -66,6 +66,7 @@ class Flows {
   std::vector<std::uint32_t> route_links_;
   std::vector<std::vector<std::uint32_t>> on_link_;  ///< active flows per link
   std::unordered_map<OpIndex, std::uint32_t> by_send_;
+  std::vector<std::uint32_t> touched_;  ///< reshare's work list
 };
 
 }  // namespace choreo::sim

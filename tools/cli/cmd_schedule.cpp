@@ -1,6 +1,7 @@
 // choreo schedule --algo ALGO p.json -o s.json: turn a pattern into a schedule, and report
 // what paper 000 reports for it (slots, delays, contention, predicted makespan), or, for
-// openshop, the makespan in bytes against the largest bytes through one port.
+// openshop, the makespan in bytes against the largest bytes through one port, or, for auto,
+// the exchange planner's candidates and choice (schedule_auto.cpp).
 #include <fmt/core.h>
 
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
+#include "cli/schedule_auto.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -22,6 +24,7 @@ struct ScheduleArgs {
   double ns_per_byte = 8;  // openshop: 1 Gb/s
   std::string bandwidth;   // openshop: sets ns_per_byte
   bool paced = false;      // every slot lasts δ, not only the empty ones
+  std::string profile;     // auto: the machine the exchange planner predicts on
 };
 
 double ns_per_byte(const ScheduleArgs& a) {
@@ -59,7 +62,15 @@ nlohmann::json report_open_shop(const Pattern& pattern, const TimedPlan& plan, c
 
 void run(const ScheduleArgs& a, const Global& global) {
   const double ns = ns_per_byte(a);  // bad options fail before any work
+  if (a.out.empty() && a.algo != "auto")
+    throw Error(fmt::format("--algo {} writes a schedule: give it a file with -o s.json", a.algo));
   const Pattern pattern = load_pattern(a.in);
+  if (a.algo == "auto") {
+    const Schedule kept = schedule_auto(pattern, a.profile, global);
+    validate(kept);
+    if (!a.out.empty()) save_schedule(kept, a.out);
+    return;
+  }
   Schedule s;
   nlohmann::json report{{"output", a.out},
                         {"algorithm", a.algo},
@@ -144,8 +155,13 @@ void add_schedule_command(CLI::App& app, const Global& global) {
                   "(slots, no delays); delay: paper 000's delay insertion (Algorithms 1-2); "
                   "optimal: fewest contention-free slots (edge colouring); phases: those slots "
                   "separated by barriers (CC-MPI); openshop: unequal sizes, shortest makespan in "
-                  "bytes (open-shop list scheduling), sends timed by delays")
-      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases", "openshop"}));
+                  "bytes (open-shop list scheduling), sends timed by delays; auto: the exchange "
+                  "planner's candidates, each predicted by choreo sim, and the one it keeps "
+                  "(-o writes that one)")
+      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases", "openshop", "auto"}));
+  cmd->add_option("--profile", a->profile,
+                  "auto: predict on this machine profile's LogGP fit (`choreo-mpi calibrate`) "
+                  "instead of LogGOPSim's defaults");
   cmd->add_option("--delta", a->delta_ns, "Delay per empty slot, ns (default 400000, paper 000)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--paced", a->paced,
@@ -164,7 +180,8 @@ void add_schedule_command(CLI::App& app, const Global& global) {
   cmd->add_option("--bandwidth", a->bandwidth,
                   "openshop: port bandwidth instead of --ns-per-byte, e.g. 1Gbps or 125MBps")
       ->excludes(per_byte);
-  cmd->add_option("-o,--output", a->out, "Schedule file to write (.json or .goal)")->required();
+  cmd->add_option("-o,--output", a->out,
+                  "Schedule file to write (.json or .goal); optional with --algo auto");
   cmd->callback([a, &global] { run(*a, global); });
 }
 

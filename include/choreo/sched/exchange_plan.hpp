@@ -34,17 +34,38 @@ enum class ExchangeAlgorithm {
 ExchangeAlgorithm exchange_algorithm_from_string(std::string_view name);
 std::string_view to_string(ExchangeAlgorithm algorithm);
 
-/// What the model knows of the machine: the LogGOPS endpoint and the network the ranks sit on
-/// (a switch with fair sharing unless a profile or the caller says otherwise).
+/// What the model knows of the machine: the LogGOPS endpoint and the network the ranks sit on.
+/// A value-initialised model is defaults(): LogGOPSim's LogGOPS (L 2500, o 1500, g 1000 ns,
+/// G 6 ns/B, O 0, S 65535 B), whose slot for paper 000's 63 KiB messages, I(k) = 388.6 us, is
+/// within 3% of the 400 us the paper calibrated on its 1 GbE cluster; one node per rank on a
+/// switch with fair sharing; NICs that take arriving bytes by DMA (docs/scheduling.md).
 struct ExchangeModel {
   sim::LogGOPS params;
-  sim::NetworkSpec network;
-  /// Defaults (documented with their source in docs/scheduling.md).
+  sim::NetworkSpec network = [] {
+    sim::NetworkSpec fair_switch;  // one node per rank
+    fair_switch.kind = sim::NetworkSpec::Kind::Switch;
+    fair_switch.sharing = sim::NetworkSpec::Sharing::Fair;
+    return fair_switch;
+  }();
+  /// sim::SimOptions::dma_receive: a receiving CPU pays o, not the message's (s-1)G, so a
+  /// rank can send while it receives (LogGOPSim's rule, false, halves such ranks' speed).
+  bool dma_receive = true;
+  /// How much simulating may cost: candidates are simulated only when all of them (and Direct)
+  /// fit, in units of about 0.06 us (see simulation_work in src/sched/exchange_estimate.hpp:
+  /// 16 a message for a slotted plan, E + sum of squared degrees for Direct and Ring). Beyond
+  /// it every candidate is predicted by paper 000's model (docs/scheduling.md). The default,
+  /// 2^20, simulates paper 000's 64-rank patterns (plan_exchange takes 2.6-10 ms on its
+  /// scale-free ones) and predicts 1024-rank scale-free ones (m = 28) by the model.
+  std::int64_t simulation_budget = std::int64_t{1} << 20;
+  /// The model above (documented with its source in docs/scheduling.md).
   static ExchangeModel defaults();
-  /// LogGP from a calibrated profile (choreo-mpi calibrate), on a switch.
+  /// LogGP from a calibrated profile (choreo-mpi calibrate), seconds to ns, O = 0 and
+  /// LogGOPSim's S, on the default network. Throws choreo::Error for a profile without a fit.
   static ExchangeModel from_profile(const MachineProfile& profile);
-  /// The length of one slot for messages of `bytes`: paper 000's I(k), one message's time
-  /// through a port, the delta of delay slots and paced slots.
+  /// The length of one slot for messages of `bytes`: paper 000's I(k) = o + (k-1)G, one
+  /// message's time through a port, the delta of delay slots and paced slots. Never shorter
+  /// than choreo sim's spacing of two sends, max(o + (k-1)O, g + (k-1)G): it is
+  /// max(o, g) + (k-1) max(G, O), the paper's I(k) whenever o >= g and O <= G.
   std::int64_t slot_ns(std::int64_t bytes) const;
 };
 
@@ -70,6 +91,8 @@ struct ExchangeCandidate {
   int slots = 0;                  ///< slotted plans: length of the longest rank's plan
   int delays = 0;                 ///< slotted plans: delay slots before a rank's last send
   std::int64_t delta_ns = 0;      ///< delay and paced slot length (0 when unused)
+  /// True: predicted by choreo sim; false: by paper 000's model, beyond the simulation budget.
+  bool simulated = true;
 };
 
 struct ExchangePlan {
@@ -85,8 +108,14 @@ struct ExchangePlan {
 };
 
 /// Plans `pattern` with `algorithm` (Auto: every candidate, the fastest predicted kept;
-/// ties go to the one with fewer delays). Deterministic. Validates the pattern (throws
-/// choreo::Error). Messages to self in the pattern are an error, as in validate().
+/// ties go to the one with fewer delays, then to the simpler, in the enumeration's order).
+/// Candidates are predicted by choreo sim on the model (Ring runs Direct's program, each
+/// rank's sends in ring order with none held back, and gets its prediction), or, where
+/// simulating them all would pass model.simulation_budget, by paper 000's model with
+/// receivers taking one message at a time (docs/scheduling.md). Auto tries delay insertion
+/// only where it is cheap (degree x ranks^2 up to 2^25). delta_ns = model.slot_ns(largest
+/// message). Deterministic. Validates the pattern (throws choreo::Error): messages to self are
+/// an error, as in validate(), and so is a pair listed twice (merge them).
 ExchangePlan plan_exchange(const Pattern& pattern, const ExchangeModel& model,
                            ExchangeAlgorithm algorithm = ExchangeAlgorithm::Auto);
 
