@@ -30,6 +30,7 @@ double simulated_seconds(std::string_view collective, std::string_view algorithm
     sim::SimOptions options;
     options.params = model.params;
     options.network = model.network;
+    options.dma_receive = model.dma_receive;
     return static_cast<double>(sim::simulate(schedule, options).makespan) * 1e-9;
   } catch (const Error&) {
     return std::numeric_limits<double>::infinity();
