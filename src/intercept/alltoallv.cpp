@@ -7,6 +7,7 @@
 #include "calls.hpp"
 #include "comm_state.hpp"
 #include "next.hpp"
+#include "runtime.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -70,6 +71,13 @@ NeighborTopology read_topology(MPI_Comm comm, int rank) {
   return topology;
 }
 
+/// Auto mode's reason to leave an exchange to MPI, unless CHOREO_EXCHANGE names a schedule:
+/// without a calibrated machine the model's schedules are tuned for its default network (a
+/// 1 GbE-like switch), whose paced or delayed sends would only slow down another.
+std::optional<Fallback> exchange_declined() {
+  return auto_mode_declines(runtime().config.exchange != ExchangeAlgorithm::Auto);
+}
+
 }  // namespace
 }  // namespace choreo::intercept
 
@@ -100,6 +108,10 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
                                            : bytes_sent(sendcounts, state.size, sendtype));
     if (state.size == 1) {
       record.fell_back(Fallback::SingleRank);
+      return mpi();
+    }
+    if (auto reason = exchange_declined()) {
+      record.fell_back(*reason);
       return mpi();
     }
     ExchangeArgs args{sendbuf,    sendcounts, sdispls,  sendtype,   recvbuf,
@@ -139,6 +151,10 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
     }
     if (state.size == 1) {
       record.fell_back(Fallback::SingleRank);
+      return mpi();
+    }
+    if (auto reason = exchange_declined()) {
+      record.fell_back(*reason);
       return mpi();
     }
     ExchangeArgs args{sendbuf,

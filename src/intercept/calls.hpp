@@ -15,6 +15,18 @@ inline std::optional<Fallback> blanket_reason(Function function) {
   return std::nullopt;
 }
 
+/// Why auto mode leaves a call the model would decide to MPI, if it does: every rank on one
+/// node (MPI's shared-memory collectives), or no calibrated machine. `asked` says whether a
+/// setting names choreo's algorithm for this call (CHOREO_EXCHANGE, CHOREO_ALLREDUCE), which
+/// is then taken.
+inline std::optional<Fallback> auto_mode_declines(bool asked) {
+  const Runtime& rt = runtime();
+  if (rt.config.mode == Mode::Choreo || asked) return std::nullopt;
+  if (rt.one_node) return Fallback::OneNode;
+  if (rt.config.profile_path.empty()) return Fallback::NoProfile;
+  return std::nullopt;
+}
+
 /// Runs `body`; should choreo's code throw (it reports problems as exceptions, agreed on by
 /// every rank of the communicator where they could differ), the call is handed to MPI and the
 /// message printed once, never passed into the program as an exception or a crash.

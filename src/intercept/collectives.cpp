@@ -43,13 +43,6 @@ int redundant_exchanges(std::int64_t bytes, int ranks) {
   return std::min(jitter::auto_redundant_exchanges(p, ranks), stages);
 }
 
-/// Without a calibrated machine (CHOREO_PROFILE) the model knows nothing of the network that
-/// MPI's own collectives are tuned for, so in auto mode they stay MPI's.
-bool model_decides() {
-  const Config& config = runtime().config;
-  return config.mode == Mode::Choreo || !config.profile_path.empty();
-}
-
 /// Contiguous: the bytes of `count` elements are one block from the buffer's address.
 bool contiguous(MPI_Datatype type) {
   MPI_Aint lower_bound = 0, extent = 0, true_lower_bound = 0, true_extent = 0;
@@ -128,8 +121,8 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
       choreo::resilient_allreduce(sendbuf, recvbuf, count, type, op, comm, t);
       return MPI_SUCCESS;
     }
-    if (!model_decides()) {
-      record.fell_back(Fallback::NoProfile);
+    if (auto reason = auto_mode_declines(false)) {
+      record.fell_back(*reason);
       return mpi();
     }
     // The same datatype on every rank (MPI requires it for reductions): a rank alone may
@@ -171,8 +164,8 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
       return mpi();
     }
     if (root < 0 || root >= state.size) return mpi();  // MPI reports the error
-    if (!model_decides()) {
-      record.fell_back(Fallback::NoProfile);
+    if (auto reason = auto_mode_declines(false)) {
+      record.fell_back(*reason);
       return mpi();
     }
     bool hit = false;
@@ -225,8 +218,8 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
       record.fell_back(*reason);
       return mpi();
     }
-    if (!model_decides()) {
-      record.fell_back(Fallback::NoProfile);
+    if (auto reason = auto_mode_declines(false)) {
+      record.fell_back(*reason);
       return mpi();
     }
     bool hit = false;

@@ -87,15 +87,20 @@ ExchangeEntry* find(ExchangeSite& site, const Key& key) {
   return nullptr;
 }
 
-/// The model's verdict: take choreo's schedule when it is predicted no slower than the plain
-/// exchange in ring order (what MPI_Alltoallv does), counting the barrier of a paced plan.
+/// Predicted gain choreo's schedule must show over the plain exchange in ring order (Direct,
+/// what MPI_Alltoallv does) before it takes the calls: at a tie MPI's own call is at least as
+/// good, and the model errs by a few per cent (docs/BENCHMARKS.md).
+constexpr double kRequiredExchangeGain = 1.05;
+
+/// The model's verdict, counting the barrier a paced plan starts with.
 bool choreo_wins(const ExchangeReport& report, int ranks) {
   if (report.messages == 0) return false;
   const ExchangeModel& model = runtime().model;
   std::int64_t barrier_ns = 0;
   if (report.paced)
     for (int span = 1; span < ranks; span *= 2) barrier_ns += model.params.L + 2 * model.params.o;
-  return report.predicted_ns + barrier_ns <= report.direct_ns;
+  return static_cast<double>(report.predicted_ns + barrier_ns) * kRequiredExchangeGain <=
+         static_cast<double>(report.direct_ns);
 }
 
 /// Plans the current pattern with every rank (collective); the entry, or nullptr when the

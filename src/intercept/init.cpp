@@ -71,9 +71,24 @@ void write_report() {
                     rt.config.report_path));
 }
 
+/// Whether MPI_COMM_WORLD lives on one node (one shared-memory domain).
+void find_out_if_one_node() {
+  Runtime& rt = runtime();
+  if (!rt.serving.load()) return;
+  ChoreoScope scope;
+  MPI_Comm node = MPI_COMM_NULL;
+  PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_ranks = 0, ranks = 0;
+  PMPI_Comm_size(node, &node_ranks);
+  PMPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  PMPI_Comm_free(&node);
+  rt.one_node = node_ranks == ranks;
+}
+
 void after_init() {
   initialise_once();
   agree_on_settings();
+  find_out_if_one_node();
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ constexpr std::array<std::string_view, kFallbackCount> kFallbackKeys = {
     "pattern_does_not_repeat",
     "counts_disagree",
     "no_choreo_algorithm",
-    "no_machine_profile"};
+    "no_machine_profile",
+    "one_node"};
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 

@@ -32,8 +32,9 @@ enum class Fallback : std::uint8_t {
   CountsDisagree,       ///< ranks' counts do not match (MPI reports the error)
   NoAlgorithm,          ///< choreo has no algorithm for this call
   NoProfile,            ///< no CHOREO_PROFILE: the model does not know this machine
+  OneNode,              ///< every rank on one node: MPI's shared-memory collectives
 };
-inline constexpr std::size_t kFallbackCount = 15;
+inline constexpr std::size_t kFallbackCount = 16;
 /// The reason's key in the JSON report, e.g. "model_predicts_no_gain".
 std::string_view fallback_key(Fallback reason);
 

@@ -26,6 +26,9 @@ struct Runtime {
   ExchangeModel model;  ///< from CHOREO_PROFILE, or the defaults
   std::string mpi_library;
   int world_rank = 0;
+  /// Every rank of the job on one node (found at MPI_Init): MPI's shared-memory collectives
+  /// beat point-to-point schedules made for networks, so auto mode leaves the calls to MPI.
+  bool one_node = false;
   std::uint64_t settings_digest = 0;  ///< of the CHOREO_* settings; every rank must have the same
   int comm_keyval = MPI_KEYVAL_INVALID;
   Counters counters;
