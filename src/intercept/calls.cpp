@@ -7,7 +7,7 @@
 
 namespace choreo::intercept {
 
-int guarded(CallRecord& record, const std::function<int()>& mpi, const std::function<int()>& body) {
+int guarded(CallRecord& record, IntFunctionRef mpi, IntFunctionRef body) {
   try {
     return body();
   } catch (const std::exception& e) {

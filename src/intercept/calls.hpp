@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 
+#include "function_ref.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept {
@@ -30,6 +31,6 @@ inline std::optional<Fallback> auto_mode_declines(bool asked) {
 /// Runs `body`; should choreo's code throw (it reports problems as exceptions, agreed on by
 /// every rank of the communicator where they could differ), the call is handed to MPI and the
 /// message printed once, never passed into the program as an exception or a crash.
-int guarded(CallRecord& record, const std::function<int()>& mpi, const std::function<int()>& body);
+int guarded(CallRecord& record, IntFunctionRef mpi, IntFunctionRef body);
 
 }  // namespace choreo::intercept

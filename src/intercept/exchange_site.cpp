@@ -27,7 +27,21 @@ constexpr std::uint64_t kLongestMpiInterval = 1024;
 constexpr int kBuildsBeforeGivingUp = 4;
 
 /// The words each rank brings to a checkpoint; all are combined with MPI_MAX.
-enum Agreement : std::size_t { kMiss, kSaysMpi, kCannot, kPaced, kNegativeRepeats, kWords };
+enum Agreement : std::size_t {
+  kMiss,
+  kSaysMpi,
+  kCannot,
+  kPaced,
+  kNegativeRepeats,
+  kMostSends,
+  kWords
+};
+
+/// The largest pattern rank 0 gathers and plans (16 bytes a message there; every other rank
+/// holds only its own). Beyond it, as most sends x ranks, nothing is gathered: the planner's
+/// rule for big patterns keeps Direct anyway (docs/scheduling.md), so the calls go to MPI
+/// (or, with CHOREO_MODE=choreo, run each rank's messages in ring order).
+constexpr std::int64_t kLargestPlannedPattern = std::int64_t{1} << 23;
 
 std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
   hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
@@ -178,6 +192,10 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
   mine[kCannot] = cannot ? 1 + static_cast<std::int64_t>(*cannot) : 0;
   mine[kPaced] = entry != nullptr && entry->paced ? 1 : 0;
   mine[kNegativeRepeats] = -static_cast<std::int64_t>(site.window_repeats);
+  mine[kMostSends] = 0;
+  for (int k = 0; k < key.send_blocks; ++k)
+    mine[kMostSends] += key.send_counts[k] > 0 && args.send_peer(k) != state.rank &&
+                        args.send_peer(k) != MPI_PROC_NULL;
   next::Allreduce(mine, agreed, kWords, MPI_INT64_T, MPI_MAX, comm);
 
   const bool forced = runtime().config.mode == Mode::Choreo;
@@ -186,6 +204,10 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
   if (agreed[kCannot] > 0) {
     site.path = Path::Mpi;
     site.mpi_reason = static_cast<Fallback>(agreed[kCannot] - 1);
+  } else if (agreed[kMiss] > 0 && agreed[kMostSends] * state.size > kLargestPlannedPattern) {
+    site.path = forced ? Path::Choreo : Path::Mpi;  // no plan: ring order when forced
+    site.mpi_reason = Fallback::NoGain;
+    site.barrier = false;
   } else if (agreed[kMiss] > 0) {
     const bool worth_planning = forced || site.calls == 0 ||
                                 site.builds_without_reuse < kBuildsBeforeGivingUp ||
@@ -219,13 +241,19 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
   site.window_calls = site.window_repeats = 0;
 }
 
-/// Where a block of a side is: the buffer's address plus its displacement in extents.
-void* block_address(const void* buffer, const int* displacements, MPI_Datatype type, int block) {
-  MPI_Aint lower_bound = 0, extent = 0;
-  PMPI_Type_get_extent(type, &lower_bound, &extent);
-  return const_cast<std::byte*>(static_cast<const std::byte*>(buffer)) +
-         static_cast<MPI_Aint>(displacements[block]) * extent;
-}
+/// Where a side's blocks are: the buffer's address plus a displacement in extents.
+struct BlockAddresses {
+  std::byte* base;
+  MPI_Aint extent = 0;
+  BlockAddresses(const void* buffer, MPI_Datatype type)
+      : base(const_cast<std::byte*>(static_cast<const std::byte*>(buffer))) {
+    MPI_Aint lower_bound = 0;
+    PMPI_Type_get_extent(type, &lower_bound, &extent);
+  }
+  void* at(const int* displacements, int block) const {
+    return base + static_cast<MPI_Aint>(displacements[block]) * extent;
+  }
+};
 
 /// The receive buffer's blocks copied aside, for MPI_IN_PLACE: the send side's data comes out
 /// of the same blocks the receives overwrite. Returns the base address to send from.
@@ -263,13 +291,15 @@ void execute(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
   site.receives.clear();
   site.sends.clear();
   site.not_before.clear();
+  const BlockAddresses receive_blocks(args.recvbuf, args.recvtype),
+      send_blocks(send_base, send_type);
   auto receive = [&](int block) {
-    site.receives.push_back({block_address(args.recvbuf, args.rdispls, args.recvtype, block),
-                             args.recvcounts[block], args.recvtype, args.recv_peer(block)});
+    site.receives.push_back({receive_blocks.at(args.rdispls, block), args.recvcounts[block],
+                             args.recvtype, args.recv_peer(block)});
   };
   auto send = [&](int block, std::int64_t not_before) {
-    site.sends.push_back({block_address(send_base, send_displs, send_type, block),
-                          send_counts[block], send_type, args.send_peer(block)});
+    site.sends.push_back(
+        {send_blocks.at(send_displs, block), send_counts[block], send_type, args.send_peer(block)});
     site.not_before.push_back(not_before);
   };
   // The block to itself first (MPI copies it at once); with MPI_IN_PLACE it stays where it is.
@@ -318,8 +348,7 @@ void execute(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
 }  // namespace
 
 int run_exchange(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
-                 std::optional<Fallback> cannot, const std::function<int()>& mpi,
-                 CallRecord& record) {
+                 std::optional<Fallback> cannot, IntFunctionRef mpi, CallRecord& record) {
   const Key key = key_of(args);
   ExchangeEntry* entry = find(site, key);
   const bool repeat = std::find(site.recent_hashes.begin(), site.recent_hashes.end(), key.hash) !=

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../mpi/exchange_runner.hpp"
+#include "function_ref.hpp"
 #include "report.hpp"
 
 namespace choreo::intercept {
@@ -89,7 +90,6 @@ struct ExchangeSite {
 /// MPI_SUCCESS, or returns `mpi()` (MPI's own call). `cannot` is a local reason this rank
 /// cannot take choreo's path (agreed at checkpoints).
 int run_exchange(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
-                 std::optional<Fallback> cannot, const std::function<int()>& mpi,
-                 CallRecord& record);
+                 std::optional<Fallback> cannot, IntFunctionRef mpi, CallRecord& record);
 
 }  // namespace choreo::intercept
