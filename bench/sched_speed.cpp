@@ -37,7 +37,8 @@ constexpr const char* kUsage =
     "  --max-ranks N  skip the cases with more ranks (default 4096)\n"
     "  --repeat N     time each scheduler N times and print the median (default 1)\n"
     "  --paper        paper 000's scale-free patterns of 64 ranks instead: slots, delays\n"
-    "  --exchange     plan_exchange(Auto) with the default model instead: time, choice\n";
+    "  --exchange     plan_exchange(Auto) with the default model instead: time, choice\n"
+    "  --budget N     with --exchange: the model's simulation budget (0: paper 000's model)\n";
 
 /// Slots (the longest rank's plan) and delays (empty slots before each rank's last send).
 struct Shape {
@@ -74,7 +75,7 @@ void paper_patterns(int repeat) {
 
 /// plan_exchange(Auto) with ExchangeModel's defaults: its time, what it kept and whether the
 /// candidates were simulated.
-void exchange_planning(int max_ranks, int repeat) {
+void exchange_planning(int max_ranks, int repeat, std::int64_t budget) {
   fmt::print("{:<22} {:>6} {:>9} {:>12} {:>14} {:>10} {:>12} {:>12}\n", "pattern", "ranks",
              "messages", "time (ms)", "kept", "simulated", "predicted", "direct");
   struct Case {
@@ -91,7 +92,8 @@ void exchange_planning(int max_ranks, int repeat) {
     cases.push_back({"scale-free m0=m=28", n, choreo::patterns::scale_free(n, 28, 28, 64512, 1)});
     cases.push_back({"random D=0.05", n, choreo::patterns::random_density(n, 0.05, 64512, 1)});
   }
-  const choreo::ExchangeModel model = choreo::ExchangeModel::defaults();
+  choreo::ExchangeModel model = choreo::ExchangeModel::defaults();
+  if (budget >= 0) model.simulation_budget = budget;
   for (const Case& c : cases) {
     choreo::ExchangePlan plan;
     const double t = seconds(repeat, [&] { plan = choreo::plan_exchange(c.pattern, model); });
@@ -105,6 +107,7 @@ void exchange_planning(int max_ranks, int repeat) {
 
 int main(int argc, char** argv) {
   int max_ranks = 4096, repeat = 1;
+  std::int64_t budget = -1;  // the model's own
   bool paper = false, exchange = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -112,6 +115,8 @@ int main(int argc, char** argv) {
       max_ranks = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--repeat") == 0 && has_value) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--budget") == 0 && has_value) {
+      budget = std::atoll(argv[++i]);
     } else if (std::strcmp(argv[i], "--paper") == 0) {
       paper = true;
     } else if (std::strcmp(argv[i], "--exchange") == 0) {
@@ -126,7 +131,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (exchange) {
-    exchange_planning(max_ranks, repeat);
+    exchange_planning(max_ranks, repeat, budget);
     return 0;
   }
   fmt::print("{:<24} {:>6} {:>10} {:>7} {:>12} {:>12} {:>8} {:>9} {:>9}\n", "pattern", "ranks",

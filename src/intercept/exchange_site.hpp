@@ -56,6 +56,9 @@ struct ExchangeEntry {
   // The plan: blocks in the order to post and start them.
   bool choreo_wins = true;  ///< the model's verdict against MPI's own call
   bool paced = false;       ///< the plan waits between sends: ranks start together
+  /// Planned with paper 000's closed-form model only (a new pattern's first call must be
+  /// quick); planned again with the simulator once every rank has seen the pattern again.
+  bool provisional = false;
   std::vector<int> receive_blocks;
   std::vector<int> send_blocks;
   std::vector<std::int64_t> not_before;
