@@ -71,10 +71,12 @@ NeighborTopology read_topology(MPI_Comm comm, int rank) {
   return topology;
 }
 
-/// Auto mode's reason to leave an exchange to MPI, unless CHOREO_EXCHANGE names a schedule:
-/// without a calibrated machine the model's schedules are tuned for its default network (a
-/// 1 GbE-like switch), whose paced or delayed sends would only slow down another.
-std::optional<Fallback> exchange_declined() {
+/// Why an exchange on `state`'s communicator goes to MPI whatever its counts, if it does. In
+/// auto mode without a calibrated machine, unless CHOREO_EXCHANGE names a schedule: the
+/// model's schedules are tuned for its default network (a 1 GbE-like switch), whose paced or
+/// delayed sends would only slow down another.
+std::optional<Fallback> exchange_declined(const CommState& state) {
+  if (state.size == 1) return Fallback::SingleRank;
   return auto_mode_declines(runtime().config.exchange != ExchangeAlgorithm::Auto);
 }
 
@@ -92,28 +94,15 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Alltoallv);
-  if (auto reason = blanket_reason(Function::Alltoallv)) {
-    record.fell_back(*reason);
-    return mpi();
-  }
+  if (auto reason = blanket_reason(Function::Alltoallv)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL) return mpi();  // MPI reports the error as it would
   return guarded(record, mpi, [&] {
     CommState& state = state_of(comm);
-    if (state.inter) {
-      record.fell_back(Fallback::Intercommunicator);
-      return mpi();
-    }
+    if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
     if (record.timing())
       record.bytes(sendbuf == MPI_IN_PLACE ? bytes_sent(recvcounts, state.size, recvtype)
                                            : bytes_sent(sendcounts, state.size, sendtype));
-    if (state.size == 1) {
-      record.fell_back(Fallback::SingleRank);
-      return mpi();
-    }
-    if (auto reason = exchange_declined()) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (auto reason = exchange_declined(state)) return record.hand_over(*reason, mpi);
     ExchangeArgs args{sendbuf,    sendcounts, sdispls,  sendtype,   recvbuf,
                       recvcounts, rdispls,    recvtype, state.size, state.size};
     return run_exchange(state, state.alltoallv, args, std::nullopt, mpi, record);
@@ -130,33 +119,19 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::NeighborAlltoallv);
-  if (auto reason = blanket_reason(Function::NeighborAlltoallv)) {
-    record.fell_back(*reason);
-    return mpi();
-  }
+  if (auto reason = blanket_reason(Function::NeighborAlltoallv))
+    return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || sendbuf == MPI_IN_PLACE) return mpi();  // MPI's error
   return guarded(record, mpi, [&] {
     CommState& state = state_of(comm);
-    if (state.inter) {
-      record.fell_back(Fallback::Intercommunicator);
-      return mpi();
-    }
+    if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
     if (!state.topology) state.topology = read_topology(comm, state.rank);
     const NeighborTopology& topology = *state.topology;
     const int sends = static_cast<int>(topology.destinations.size());
     if (record.timing()) record.bytes(bytes_sent(sendcounts, sends, sendtype));
-    if (topology.unsupported == Fallback::NoTopology) {
-      record.fell_back(Fallback::NoTopology);
-      return mpi();
-    }
-    if (state.size == 1) {
-      record.fell_back(Fallback::SingleRank);
-      return mpi();
-    }
-    if (auto reason = exchange_declined()) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (topology.unsupported == Fallback::NoTopology)
+      return record.hand_over(Fallback::NoTopology, mpi);
+    if (auto reason = exchange_declined(state)) return record.hand_over(*reason, mpi);
     ExchangeArgs args{sendbuf,
                       sendcounts,
                       sdispls,

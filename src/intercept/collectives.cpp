@@ -90,10 +90,7 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
   auto mpi = [&] { return next::Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allreduce);
-  if (auto reason = blanket_reason(Function::Allreduce)) {
-    record.fell_back(*reason);
-    return mpi();
-  }
+  if (auto reason = blanket_reason(Function::Allreduce)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return mpi();
   return guarded(record, mpi, [&] {
     int size = 0;
@@ -101,19 +98,10 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
     const std::int64_t bytes = static_cast<std::int64_t>(count) * size;
     if (record.timing()) record.bytes(bytes);
     const Config& config = runtime().config;
-    if (config.allreduce == AllreduceChoice::Mpi) {
-      record.fell_back(Fallback::Disabled);
-      return mpi();
-    }
+    if (config.allreduce == AllreduceChoice::Mpi) return record.hand_over(Fallback::Disabled, mpi);
     CommState& state = state_of(comm);
-    if (auto reason = unsuitable(state)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
-    if (!predefined(op)) {
-      record.fell_back(Fallback::UnsupportedOp);
-      return mpi();
-    }
+    if (auto reason = unsuitable(state)) return record.hand_over(*reason, mpi);
+    if (!predefined(op)) return record.hand_over(Fallback::UnsupportedOp, mpi);
     if (config.allreduce == AllreduceChoice::Resilient) {
       record.took_choreo();
       const int t = redundant_exchanges(bytes, state.size);
@@ -121,23 +109,14 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
       choreo::resilient_allreduce(sendbuf, recvbuf, count, type, op, comm, t);
       return MPI_SUCCESS;
     }
-    if (auto reason = auto_mode_declines(false)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (auto reason = auto_mode_declines(false)) return record.hand_over(*reason, mpi);
     // The same datatype on every rank (MPI requires it for reductions): a rank alone may
     // decide by its layout. Command lists reduce contiguous vectors.
-    if (!contiguous(type)) {
-      record.fell_back(Fallback::UnsupportedDatatype);
-      return mpi();
-    }
+    if (!contiguous(type)) return record.hand_over(Fallback::UnsupportedDatatype, mpi);
     bool hit = false;
     CollectiveEntry& entry =
         collective_entry(state, {Function::Allreduce, bytes, count, 0, op, type}, hit);
-    if (count == 0 || !entry.choice.choreo) {
-      record.fell_back(Fallback::NoGain);
-      return mpi();
-    }
+    if (count == 0 || !entry.choice.choreo) return record.hand_over(Fallback::NoGain, mpi);
     record.took_choreo();
     record.cache(hit);
     ChoreoScope scope;
@@ -150,30 +129,18 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
   auto mpi = [&] { return next::Bcast(buffer, count, type, root, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Bcast);
-  if (auto reason = blanket_reason(Function::Bcast)) {
-    record.fell_back(*reason);
-    return mpi();
-  }
+  if (auto reason = blanket_reason(Function::Bcast)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || count < 0) return mpi();
   return guarded(record, mpi, [&] {
     const std::int64_t bytes = static_cast<std::int64_t>(count) * type_size(type);
     if (record.timing()) record.bytes(bytes);
     CommState& state = state_of(comm);
-    if (auto reason = unsuitable(state)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (auto reason = unsuitable(state)) return record.hand_over(*reason, mpi);
     if (root < 0 || root >= state.size) return mpi();  // MPI reports the error
-    if (auto reason = auto_mode_declines(false)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (auto reason = auto_mode_declines(false)) return record.hand_over(*reason, mpi);
     bool hit = false;
     CollectiveEntry& entry = collective_entry(state, {Function::Bcast, bytes, 0, root}, hit);
-    if (bytes == 0 || !entry.choice.choreo) {
-      record.fell_back(Fallback::NoGain);
-      return mpi();
-    }
+    if (bytes == 0 || !entry.choice.choreo) return record.hand_over(Fallback::NoGain, mpi);
     record.took_choreo();
     record.cache(hit);
     ChoreoScope scope;
@@ -199,10 +166,7 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allgather);
-  if (auto reason = blanket_reason(Function::Allgather)) {
-    record.fell_back(*reason);
-    return mpi();
-  }
+  if (auto reason = blanket_reason(Function::Allgather)) return record.hand_over(*reason, mpi);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (comm == MPI_COMM_NULL || recvtype == MPI_DATATYPE_NULL || recvcount < 0 ||
       (!in_place && (sendtype == MPI_DATATYPE_NULL || sendcount < 0)))
@@ -214,20 +178,11 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
                                    : static_cast<std::int64_t>(sendcount) * type_size(sendtype);
     if (record.timing()) record.bytes(block);
     CommState& state = state_of(comm);
-    if (auto reason = unsuitable(state)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
-    if (auto reason = auto_mode_declines(false)) {
-      record.fell_back(*reason);
-      return mpi();
-    }
+    if (auto reason = unsuitable(state)) return record.hand_over(*reason, mpi);
+    if (auto reason = auto_mode_declines(false)) return record.hand_over(*reason, mpi);
     bool hit = false;
     CollectiveEntry& entry = collective_entry(state, {Function::Allgather, block}, hit);
-    if (block == 0 || !entry.choice.choreo) {
-      record.fell_back(Fallback::NoGain);
-      return mpi();
-    }
+    if (block == 0 || !entry.choice.choreo) return record.hand_over(Fallback::NoGain, mpi);
     record.took_choreo();
     record.cache(hit);
     ChoreoScope scope;

@@ -384,10 +384,7 @@ int run_exchange(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
     checkpoint(state, site, args, key, entry, cannot, record);
   }
   ++site.calls;
-  if (site.path == Path::Mpi) {
-    record.fell_back(site.mpi_reason);
-    return mpi();
-  }
+  if (site.path == Path::Mpi) return record.hand_over(site.mpi_reason, mpi);
   record.took_choreo();
   record.cache(hit);
   ChoreoScope scope;

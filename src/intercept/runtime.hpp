@@ -12,6 +12,7 @@
 
 #include "choreo/sched/exchange_plan.hpp"
 #include "config.hpp"
+#include "function_ref.hpp"
 #include "report.hpp"
 
 namespace choreo::intercept {
@@ -79,6 +80,11 @@ class CallRecord {
   void fell_back(Fallback reason) {
     reason_ = reason;
     choreo_ = false;
+  }
+  /// fell_back(reason), then MPI's own call.
+  int hand_over(Fallback reason, IntFunctionRef mpi) {
+    fell_back(reason);
+    return mpi();
   }
   void cache(bool hit) {
     (hit ? counters_.hits : counters_.misses).fetch_add(1, std::memory_order_relaxed);

@@ -30,11 +30,11 @@ std::int64_t exchange_clock_ns() {
 
 PacedExchange::~PacedExchange() { abandon(); }
 
-void PacedExchange::bind_persistent(MPI_Comm comm, int tag, std::span<const MessageBuffer> receives,
-                                    std::span<const MessageBuffer> sends,
-                                    std::span<const std::int64_t> not_before_ns, bool synchronize) {
-  abandon();
-  persistent_ = true;
+void PacedExchange::take(MPI_Comm comm, int tag, std::span<const MessageBuffer> receives,
+                         std::span<const MessageBuffer> sends,
+                         std::span<const std::int64_t> not_before_ns, bool synchronize,
+                         bool persistent) {
+  persistent_ = persistent;
   synchronize_ = synchronize;
   comm_ = comm;
   tag_ = tag;
@@ -42,6 +42,14 @@ void PacedExchange::bind_persistent(MPI_Comm comm, int tag, std::span<const Mess
   not_before_.assign(not_before_ns.begin(), not_before_ns.end());
   receive_count_ = receives.size();
   requests_.assign(receives.size() + sends.size(), MPI_REQUEST_NULL);
+  next_send_ = 0;
+}
+
+void PacedExchange::bind_persistent(MPI_Comm comm, int tag, std::span<const MessageBuffer> receives,
+                                    std::span<const MessageBuffer> sends,
+                                    std::span<const std::int64_t> not_before_ns, bool synchronize) {
+  abandon();
+  take(comm, tag, receives, sends, not_before_ns, synchronize, /*persistent=*/true);
   for (std::size_t k = 0; k < receives.size(); ++k)
     MPI_Recv_init(receives[k].address, receives[k].count, receives[k].type, receives[k].peer, tag,
                   comm, &requests_[k]);
@@ -78,16 +86,8 @@ void PacedExchange::start(MPI_Comm comm, int tag, std::span<const MessageBuffer>
                           std::span<const MessageBuffer> sends,
                           std::span<const std::int64_t> not_before_ns, bool synchronize) {
   if (persistent_) abandon();
-  persistent_ = false;
-  synchronize_ = synchronize;
+  take(comm, tag, receives, sends, not_before_ns, synchronize, /*persistent=*/false);
   active_ = true;
-  comm_ = comm;
-  tag_ = tag;
-  sends_.assign(sends.begin(), sends.end());
-  not_before_.assign(not_before_ns.begin(), not_before_ns.end());
-  receive_count_ = receives.size();
-  requests_.assign(receives.size() + sends.size(), MPI_REQUEST_NULL);
-  next_send_ = 0;
   for (std::size_t k = 0; k < receives.size(); ++k)
     MPI_Irecv(receives[k].address, receives[k].count, receives[k].type, receives[k].peer, tag, comm,
               &requests_[k]);

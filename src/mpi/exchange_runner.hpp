@@ -59,6 +59,10 @@ class PacedExchange {
   void abandon() noexcept;
 
  private:
+  /// Takes the messages of an exchange (no request is made or started).
+  void take(MPI_Comm comm, int tag, std::span<const MessageBuffer> receives,
+            std::span<const MessageBuffer> sends, std::span<const std::int64_t> not_before_ns,
+            bool synchronize, bool persistent);
   /// Posts the receives (and the barrier) of a started exchange and the sends due at once.
   void begin();
   /// False while the barrier of a synchronised start is under way.

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -394,17 +395,9 @@ int main(int argc, char** argv) {
   Checker checker("intercept", rank);
   Tally tally;
 
-  MPI_Datatype three_ints = MPI_DATATYPE_NULL, strided_int = MPI_DATATYPE_NULL;
-  MPI_Type_contiguous(3, MPI_INT, &three_ints);
-  MPI_Type_commit(&three_ints);
-  MPI_Type_create_resized(MPI_INT, 0, 2 * static_cast<MPI_Aint>(sizeof(int)), &strided_int);
-  MPI_Type_commit(&strided_int);
-  const std::vector<TypePair> types = {
-      {"MPI_INT packed", MPI_INT, MPI_INT, 1, 1, false, false},
-      {"MPI_DOUBLE spread", MPI_DOUBLE, MPI_DOUBLE, 1, 1, true, true},
-      {"3-int type to MPI_INT x3", three_ints, MPI_INT, 1, 3, false, true},
-      {"strided MPI_INT spread", strided_int, strided_int, 1, 1, true, true},
-  };
+  // Scoped: the derived types are freed before MPI_Finalize.
+  auto type_pairs = std::make_unique<choreo::test::TestTypePairs>();
+  const std::vector<TypePair>& types = type_pairs->pairs();
 
   alltoallv_cases(MPI_COMM_WORLD, "MPI_COMM_WORLD", types, checker, tally);
 
@@ -449,8 +442,7 @@ int main(int argc, char** argv) {
   MPI_Comm_split(MPI_COMM_WORLD, rank < (n + 1) / 2 ? 0 : 1, rank, &odd);
   collective_cases(odd, "a split communicator", checker, tally);
   MPI_Comm_free(&odd);
-  MPI_Type_free(&three_ints);
-  MPI_Type_free(&strided_int);
+  type_pairs.reset();
 
   int failures = 0;
   const int mine = checker.failures();

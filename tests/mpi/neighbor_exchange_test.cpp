@@ -237,17 +237,8 @@ int main(int argc, char** argv) {
   Checker checker("neighbor_exchange", rank);
   try {
     // Datatypes whose size differs from their extent, or whose counts differ per side.
-    MPI_Datatype three_ints = MPI_DATATYPE_NULL, strided_int = MPI_DATATYPE_NULL;
-    MPI_Type_contiguous(3, MPI_INT, &three_ints);
-    MPI_Type_commit(&three_ints);
-    MPI_Type_create_resized(MPI_INT, 0, 2 * static_cast<MPI_Aint>(sizeof(int)), &strided_int);
-    MPI_Type_commit(&strided_int);
-    const std::vector<TypePair> type_pairs = {
-        {"MPI_INT packed", MPI_INT, MPI_INT, 1, 1, false, false},
-        {"MPI_DOUBLE spread", MPI_DOUBLE, MPI_DOUBLE, 1, 1, true, true},
-        {"3-int type to MPI_INT x3", three_ints, MPI_INT, 1, 3, false, true},
-        {"strided MPI_INT spread", strided_int, strided_int, 1, 1, true, true},
-    };
+    const choreo::test::TestTypePairs test_types;
+    const std::vector<TypePair>& type_pairs = test_types.pairs();
 
     for (const NamedPattern& pattern : make_patterns(n))
       for (const TypePair& types : type_pairs)
@@ -265,8 +256,6 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&reversed);
 
     if (n >= 2) error_cases(MPI_COMM_WORLD, checker);
-    MPI_Type_free(&three_ints);
-    MPI_Type_free(&strided_int);
   } catch (const std::exception& e) {
     fmt::print(stderr, "neighbor_exchange: rank {}: unexpected error: {}\n", rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -142,4 +142,34 @@ inline std::string compare(const std::vector<std::byte>& got,
                      static_cast<unsigned>(*b));
 }
 
+/// The datatype pairs every pattern is tried with: a packed MPI_INT, a spread MPI_DOUBLE, a
+/// 3-int contiguous type received as 3 MPI_INTs, and an MPI_INT of extent 8 (strided). Makes
+/// the derived types after MPI_Init and frees them on destruction (before MPI_Finalize).
+class TestTypePairs {
+ public:
+  TestTypePairs() {
+    MPI_Type_contiguous(3, MPI_INT, &three_ints_);
+    MPI_Type_commit(&three_ints_);
+    MPI_Type_create_resized(MPI_INT, 0, 2 * static_cast<MPI_Aint>(sizeof(int)), &strided_int_);
+    MPI_Type_commit(&strided_int_);
+    pairs_ = {
+        {"MPI_INT packed", MPI_INT, MPI_INT, 1, 1, false, false},
+        {"MPI_DOUBLE spread", MPI_DOUBLE, MPI_DOUBLE, 1, 1, true, true},
+        {"3-int type to MPI_INT x3", three_ints_, MPI_INT, 1, 3, false, true},
+        {"strided MPI_INT spread", strided_int_, strided_int_, 1, 1, true, true},
+    };
+  }
+  ~TestTypePairs() {
+    MPI_Type_free(&three_ints_);
+    MPI_Type_free(&strided_int_);
+  }
+  TestTypePairs(const TestTypePairs&) = delete;
+  TestTypePairs& operator=(const TestTypePairs&) = delete;
+  const std::vector<TypePair>& pairs() const { return pairs_; }
+
+ private:
+  MPI_Datatype three_ints_ = MPI_DATATYPE_NULL, strided_int_ = MPI_DATATYPE_NULL;
+  std::vector<TypePair> pairs_;
+};
+
 }  // namespace choreo::test
