@@ -32,6 +32,8 @@ EOF
 }
 
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/lib/switch64.sh
+. bench/lib/switch64.sh
 out=out/compare
 settings="real flow flow-noack ns3 sim-serial sim-fair"
 quick=0
@@ -58,27 +60,14 @@ case " $settings " in *" real "*)
   [ -x "$ompi_mpi" ] || { echo "missing $ompi_mpi: run scripts/build openmpi" >&2; exit 1; } ;;
 esac
 
-k=64512                  # 63 KiB, paper 000's largest eager message
-bandwidth=125000000      # 1 Gbit/s in bytes/s
+k=$paper_bytes
 mkdir -p "$out/log" "$out/patterns" "$out/schedules" "$out/runs"
 csv=$out/results.csv
 echo "setting,pattern,method,median_s,lower_bound_s" > "$csv"
 say() { printf '== %s\n' "$*" >&2; }
 
-# pattern NAME RANKS -> writes $out/patterns/NAME-RANKS.json. sf-N is paper 000's Table 4
-# (m0 = m in 4 7 12 17 28 on 64 ranks); on 4 ranks sf uses m0 = m = 2.
-pattern() {
-  local name=$1 ranks=$2 file=$out/patterns/$1-$2.json
-  case $name in
-    sf-1) args="scale-free --m0 4" ;; sf-2) args="scale-free --m0 7" ;;
-    sf-3) args="scale-free --m0 12" ;; sf-4) args="scale-free --m0 17" ;;
-    sf-5) args="scale-free --m0 28" ;; sf) args="scale-free --m0 2" ;;
-    *) args=$name ;;
-  esac
-  # shellcheck disable=SC2086
-  $choreo pattern $args --ranks "$ranks" --bytes $k --seed 1 -o "$file" > /dev/null
-  echo "$file"
-}
+# pattern NAME RANKS -> writes $out/patterns/NAME-RANKS.json (bench/lib/switch64.sh).
+pattern() { paper_pattern "$choreo" "$1" "$2" "$out/patterns"; }
 
 # The MPI collectives that fit each pattern (paper 000's pairing).
 collectives() {
@@ -90,11 +79,7 @@ collectives() {
   esac
 }
 
-# The largest bytes through one port / bandwidth: no schedule can be faster.
-lower_bound() {
-  jq -r --argjson bw $bandwidth '([.messages | group_by(.src)[] | map(.bytes) | add] +
-    [.messages | group_by(.dst)[] | map(.bytes) | add] | max) / $bw' "$1"
-}
+lower_bound() { port_lower_bound "$1"; }
 
 mpi_name() {
   case $1 in
@@ -158,8 +143,6 @@ calibrate() {  # TOOL TO_NS LAUNCHER...
 }
 
 patterns64=${only_patterns:-"scatter gather alltoall triangle sf-1 sf-2 sf-3 sf-4 sf-5"}
-smpi_common=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:0
-  --log=xbt_cfg.thres:warning --log=smpi_config.thres:warning --log=smpi_coll.thres:warning)
 
 for setting in $settings; do
   case $setting in
@@ -178,23 +161,18 @@ for setting in $settings; do
       done
       ;;
     flow|flow-noack|ns3)
-      $choreo platform switch --nodes 64 --bw 1Gbps --lat 50us -o "$out/switch64.xml" > /dev/null
-      $choreo platform switch --nodes 64 --bw 1Gbps --lat 50us --ns3 -o "$out/switch64-ns3.xml" \
-        > /dev/null
+      switch_platforms "$choreo" "$out"
+      smpi_launcher "$setting" "$out"
+      launcher=("${smpi_launcher[@]}" -np 64)
       if [ $setting != ns3 ]; then
         say "SMPI flow model, 64 nodes, 1 GbE switch (SMPI's size factors off: 1 GbE is 1 GbE)"
-        launcher=(smpirun -platform "$out/switch64.xml" -hostfile "$out/switch64.hosts" -np 64
-          "${smpi_common[@]}" --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1)
-        if [ $setting = flow-noack ]; then
+        if [ "$setting" = flow-noack ]; then
           say "... without TCP ACK cross-traffic (--cfg=network/crosstraffic:0)"
-          launcher+=(--cfg=network/crosstraffic:0)
         fi
         reps="--warmup 1 --reps 3"
         names=$patterns64
       else
         say "SMPI ns-3 TCP model (NewReno), 64 nodes, 1 GbE switch"
-        launcher=(smpirun -platform "$out/switch64-ns3.xml" -hostfile "$out/switch64-ns3.hosts"
-          -np 64 "${smpi_common[@]}" --cfg=network/model:ns-3 --cfg=ns3/TcpModel:NewReno)
         reps="--warmup 0 --reps 1"
         names=$patterns64
         [ $quick = 1 ] && names="scatter gather sf-1"

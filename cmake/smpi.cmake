@@ -1,19 +1,23 @@
 # Builds the MPI executor a second time with SimGrid's smpicxx, so that smpirun can run
 # choreo-mpi on a simulated cluster. The sub-build configures this same source tree with
-# CHOREO_SMPI_ONLY=ON (choreo_mpi and the choreo-mpi tool only; the core library is this
+# CHOREO_SMPI_ONLY=ON (choreo_mpi, the choreo-mpi tool, the interposition library as an
+# archive and bench/osu_alltoallv linked without and with it; the core library is this
 # build's, see below) into ${CMAKE_BINARY_DIR}/smpi, and is rebuilt by every `cmake --build`.
 #
 # Sets for the tests:
 #   CHOREO_SMPI_AVAILABLE  TRUE when smpicxx and smpirun were found and the sub-build exists
 #   CHOREO_SMPI_TOOL       the smpicxx-built choreo-mpi (a shared object that smpirun loads)
+#   CHOREO_SMPI_OSU_CHOREO bench/osu_alltoallv.c linked with the interposition library (when
+#                          CHOREO_BENCH is on)
 #   CHOREO_SMPIRUN         smpirun
 include(ExternalProject)
 
 set(CHOREO_SMPI_AVAILABLE FALSE)
 find_program(CHOREO_SMPICXX smpicxx DOC "SimGrid's C++ compiler wrapper")
+find_program(CHOREO_SMPICC smpicc DOC "SimGrid's C compiler wrapper (bench/osu_alltoallv.c)")
 find_program(CHOREO_SMPIRUN smpirun DOC "SimGrid's MPI launcher")
-if(NOT CHOREO_SMPICXX OR NOT CHOREO_SMPIRUN)
-  message(WARNING "CHOREO_SMPI is ON but smpicxx or smpirun was not found: the SMPI build "
+if(NOT CHOREO_SMPICXX OR NOT CHOREO_SMPICC OR NOT CHOREO_SMPIRUN)
+  message(WARNING "CHOREO_SMPI is ON but smpicxx, smpicc or smpirun was not found: the SMPI build "
                   "and its tests are skipped. Install libsimgrid-dev (scripts/install-deps) "
                   "or configure with -DCHOREO_SMPI=OFF.")
   return()
@@ -42,11 +46,23 @@ file(CONFIGURE OUTPUT ${smpi_compat_header} @ONLY CONTENT [[
 set(smpi_init_cache ${smpi_binary_dir}-compat/init-cache.cmake)
 file(CONFIGURE OUTPUT ${smpi_init_cache} @ONLY CONTENT [[
 set(CMAKE_CXX_COMPILER "@CHOREO_SMPICXX@" CACHE FILEPATH "")
+set(CMAKE_C_COMPILER "@CHOREO_SMPICC@" CACHE FILEPATH "")
 set(CMAKE_BUILD_TYPE Release CACHE STRING "")
 # SMPI times what its platform says, not what the CPU does (smpi/simulate-computation:no):
 # -O1 compiles the sub-build a third faster than -O3 and changes no simulated figure.
 set(CMAKE_CXX_FLAGS_RELEASE "-O1 -DNDEBUG" CACHE STRING "")
-set(CMAKE_CXX_FLAGS "-DSMPI_NO_OVERRIDE_MALLOC -include @smpi_compat_header@" CACHE STRING "")
+# -fno-gnu-unique: smpirun loads one copy of the program per rank (smpi/privatization:dlopen)
+# so that each rank has its own globals, but g++ gives C++17 inline variables and the statics
+# of inline functions STB_GNU_UNIQUE binding, which the dynamic loader makes one per process
+# across all copies. The interposition library's choreo_depth (intercept/runtime.hpp) was
+# such a variable: one rank inside choreo's own MPI calls made the other ranks skip
+# interception (a deadlock at the first intercepted MPI_Alltoallv on 4 ranks). FORCE: a -C
+# file does not overwrite what an existing sub-build's cache holds.
+set(CMAKE_CXX_FLAGS "-DSMPI_NO_OVERRIDE_MALLOC -fno-gnu-unique -include @smpi_compat_header@"
+    CACHE STRING "" FORCE)
+# C: only bench/osu_alltoallv.c, a user's program compiled as smpicc compiles it.
+set(CMAKE_C_FLAGS_RELEASE "-O2 -DNDEBUG" CACHE STRING "")
+set(CHOREO_BENCH "@CHOREO_BENCH@" CACHE BOOL "")
 set(CMAKE_PREFIX_PATH "@CMAKE_PREFIX_PATH@" CACHE STRING "")
 set(CHOREO_SMPI_ONLY ON CACHE BOOL "")
 set(CHOREO_TESTS OFF CACHE BOOL "")
@@ -65,7 +81,8 @@ ExternalProject_Add(choreo_smpi
     -DCHOREO_SMPI_CORE_LIBRARY=$<TARGET_FILE:choreo_lib>
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR>
   BUILD_ALWAYS ON
-  BUILD_BYPRODUCTS ${smpi_binary_dir}/tools/choreo-mpi
+  BUILD_BYPRODUCTS ${smpi_binary_dir}/tools/choreo-mpi ${smpi_binary_dir}/bench/osu_alltoallv
+                   ${smpi_binary_dir}/bench/osu_alltoallv_choreo
   INSTALL_COMMAND ""
   TEST_COMMAND ""
 )
@@ -80,4 +97,7 @@ set_target_properties(choreo_lib PROPERTIES POSITION_INDEPENDENT_CODE ON)
 add_dependencies(choreo_smpi choreo_lib)
 
 set(CHOREO_SMPI_TOOL ${smpi_binary_dir}/tools/choreo-mpi)
+if(CHOREO_BENCH)
+  set(CHOREO_SMPI_OSU_CHOREO ${smpi_binary_dir}/bench/osu_alltoallv_choreo)
+endif()
 set(CHOREO_SMPI_AVAILABLE TRUE)

@@ -94,9 +94,9 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Alltoallv);
-  if (auto reason = blanket_reason(Function::Alltoallv)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Alltoallv, record)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL) return mpi();  // MPI reports the error as it would
-  return guarded(record, mpi, [&] {
+  return guarded(record, mpi, [&]() -> int {
     CommState& state = state_of(comm);
     if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
     if (record.timing())
@@ -119,10 +119,10 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::NeighborAlltoallv);
-  if (auto reason = blanket_reason(Function::NeighborAlltoallv))
+  if (auto reason = blanket_reason(Function::NeighborAlltoallv, record))
     return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || sendbuf == MPI_IN_PLACE) return mpi();  // MPI's error
-  return guarded(record, mpi, [&] {
+  return guarded(record, mpi, [&]() -> int {
     CommState& state = state_of(comm);
     if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
     if (!state.topology) state.topology = read_topology(comm, state.rank);

@@ -90,9 +90,9 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
   auto mpi = [&] { return next::Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allreduce);
-  if (auto reason = blanket_reason(Function::Allreduce)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Allreduce, record)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return mpi();
-  return guarded(record, mpi, [&] {
+  return guarded(record, mpi, [&]() -> int {
     int size = 0;
     PMPI_Type_size(type, &size);
     const std::int64_t bytes = static_cast<std::int64_t>(count) * size;
@@ -129,9 +129,9 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
   auto mpi = [&] { return next::Bcast(buffer, count, type, root, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Bcast);
-  if (auto reason = blanket_reason(Function::Bcast)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Bcast, record)) return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || count < 0) return mpi();
-  return guarded(record, mpi, [&] {
+  return guarded(record, mpi, [&]() -> int {
     const std::int64_t bytes = static_cast<std::int64_t>(count) * type_size(type);
     if (record.timing()) record.bytes(bytes);
     CommState& state = state_of(comm);
@@ -166,12 +166,12 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allgather);
-  if (auto reason = blanket_reason(Function::Allgather)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Allgather, record)) return record.hand_over(*reason, mpi);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (comm == MPI_COMM_NULL || recvtype == MPI_DATATYPE_NULL || recvcount < 0 ||
       (!in_place && (sendtype == MPI_DATATYPE_NULL || sendcount < 0)))
     return mpi();
-  return guarded(record, mpi, [&] {
+  return guarded(record, mpi, [&]() -> int {
     // One rank's block: the same on every rank (MPI requires matching signatures).
     const std::int64_t block = in_place
                                    ? static_cast<std::int64_t>(recvcount) * type_size(recvtype)

@@ -22,6 +22,8 @@ constexpr std::size_t kCacheEntries = 8;
 /// the calls (a pattern that changed is planned again within 64 calls) and while MPI does.
 constexpr std::uint64_t kLongestChoreoInterval = 64;
 constexpr std::uint64_t kLongestMpiInterval = 1024;
+/// While a pattern's candidates are being timed, windows of at most this many calls.
+constexpr std::uint64_t kMeasuringInterval = 2;
 /// Plans that no call reused before the ranks stop planning new patterns (they keep
 /// changing), until the calls repeat their recent counts again.
 constexpr int kBuildsBeforeGivingUp = 4;
@@ -29,12 +31,16 @@ constexpr int kBuildsBeforeGivingUp = 4;
 /// The words each rank brings to a checkpoint; all are combined with MPI_MAX.
 enum Agreement : std::size_t {
   kMiss,
-  kSaysMpi,
   kCannot,
   kPaced,
   kNegativeRepeats,
   kMostSends,
   kProvisional,
+  kWindowElsewhere,  ///< this rank timed no call of the window's pattern, or moved on from it
+  kWindowMeanNs,     ///< this rank's mean time of the window's calls
+  kPlannedNs,        ///< the current pattern's measurements as this rank holds them
+  kDirectNs,
+  kMpiNs,
   kWords
 };
 
@@ -103,8 +109,8 @@ ExchangeEntry* find(ExchangeSite& site, const Key& key) {
 }
 
 /// Predicted gain choreo's schedule must show over the plain exchange in ring order (Direct,
-/// what MPI_Alltoallv does) before it takes the calls: at a tie MPI's own call is at least as
-/// good, and the model errs by a few per cent (docs/BENCHMARKS.md).
+/// MPI_Alltoallv's stand-in) for it to be timed before MPI's own call (exchange_choice.hpp):
+/// at a tie MPI's call is at least as good, and the model errs by a few per cent.
 constexpr double kRequiredExchangeGain = 1.05;
 
 /// The model's verdict, counting the barrier a paced plan starts with.
@@ -170,6 +176,7 @@ ExchangeEntry* build(CommState& state, ExchangeSite& site, const ExchangeArgs& a
   entry.send_counts.assign(key.send_counts, key.send_counts + key.send_blocks);
   entry.recv_counts.assign(key.recv_counts, key.recv_counts + key.recv_blocks);
   entry.choreo_wins = choreo_wins(planned.summary, state.size);
+  entry.algorithm = planned.summary.algorithm;
   entry.paced = planned.summary.paced;
   entry.provisional = quick;
   for (const mpi::detail::IncomingMessage& message : planned.receives)
@@ -193,13 +200,23 @@ ExchangeEntry* build(CommState& state, ExchangeSite& site, const ExchangeArgs& a
   return &site.cache.emplace_back(std::move(entry));
 }
 
+/// The ways the current pattern may run, and which the model would time first.
+ChoiceRules rules_for(const ExchangeEntry& entry) {
+  ChoiceRules rules;
+  rules.allow_mpi = runtime().config.mode != Mode::Choreo;
+  // A setting that names a schedule asks for that one (or MPI's call), not the plain exchange.
+  rules.allow_direct = entry.algorithm != ExchangeAlgorithm::Direct &&
+                       runtime().config.exchange == ExchangeAlgorithm::Auto;
+  rules.model_prefers_mpi = !entry.choreo_wins;
+  return rules;
+}
+
 /// The collective decision of a checkpoint; may plan the current pattern (updates `entry`).
 void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, const Key& key,
                 ExchangeEntry*& entry, std::optional<Fallback> cannot, CallRecord& record) {
   const MPI_Comm comm = private_comm_of(state);
   std::int64_t mine[kWords], agreed[kWords];
   mine[kMiss] = entry == nullptr ? 1 : 0;
-  mine[kSaysMpi] = entry != nullptr && !entry->choreo_wins ? 1 : 0;
   mine[kCannot] = cannot ? 1 + static_cast<std::int64_t>(*cannot) : 0;
   mine[kPaced] = entry != nullptr && entry->paced ? 1 : 0;
   mine[kNegativeRepeats] = -static_cast<std::int64_t>(site.window_repeats);
@@ -208,41 +225,65 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
   for (int k = 0; k < key.send_blocks; ++k)
     mine[kMostSends] += key.send_counts[k] > 0 && args.send_peer(k) != state.rank &&
                         args.send_peer(k) != MPI_PROC_NULL;
+  const bool timed_here = site.window_timed > 0 && key.hash == site.window_hash;
+  mine[kWindowElsewhere] = timed_here ? 0 : 1;
+  mine[kWindowMeanNs] = timed_here ? site.window_ns / site.window_timed : 0;
+  for (Candidate c : {Candidate::Planned, Candidate::Direct, Candidate::Mpi})
+    mine[kPlannedNs + static_cast<std::size_t>(c)] = entry != nullptr ? entry->times[c] : 0;
   next::Allreduce(mine, agreed, kWords, MPI_INT64_T, MPI_MAX, comm);
 
   const bool forced = runtime().config.mode == Mode::Choreo;
   const auto fewest_repeats = static_cast<std::uint64_t>(-agreed[kNegativeRepeats]);
+  // The measurements of the current pattern, the same on every rank: what the ranks held
+  // (the slowest's) and the window just ended when every rank spent it on this pattern.
+  CandidateTimes times;
+  for (Candidate c : {Candidate::Planned, Candidate::Direct, Candidate::Mpi})
+    times[c] = agreed[kPlannedNs + static_cast<std::size_t>(c)];
+  if (agreed[kWindowElsewhere] == 0 && agreed[kWindowMeanNs] > 0)
+    times[site.running] = agreed[kWindowMeanNs];
   bool planned = false;
-  // Plans the pattern with every rank and takes the plan's verdict (the same everywhere).
+  // Runs `candidate` from now on (the same on every rank).
+  auto run = [&](Candidate candidate, Fallback reason) {
+    site.running = candidate;
+    site.mpi_reason = reason;
+    site.barrier = candidate == Candidate::Planned && entry != nullptr && entry->paced;
+  };
+  // The next candidate for the entry's pattern, by what has been measured.
+  auto choose = [&] {
+    entry->times = times;
+    const ChoiceRules rules = rules_for(*entry);
+    const Candidate next = choose_candidate(times, rules, site.running);
+    run(next, still_measuring(times, rules) ? Fallback::NoGain : Fallback::MeasuredSlower);
+  };
+  // Plans the pattern with every rank; the plain exchange's and MPI's times stay (they do not
+  // depend on the plan), the plan's only when it is the same schedule.
   auto plan_and_adopt = [&](bool quick) {
+    // Auto is never a plan's schedule: "no plan before".
+    const ExchangeAlgorithm before = entry != nullptr ? entry->algorithm : ExchangeAlgorithm::Auto;
     entry = build(state, site, args, key, quick, record);
     planned = true;
     if (entry == nullptr) {
-      site.path = Path::Mpi;
-      site.mpi_reason = Fallback::CountsDisagree;
+      run(Candidate::Mpi, Fallback::CountsDisagree);
       return;
     }
-    site.path = forced || entry->choreo_wins ? Path::Choreo : Path::Mpi;
-    site.mpi_reason = Fallback::NoGain;
-    site.barrier = entry->paced;  // the same on every rank: one plan for all
+    if (before != entry->algorithm) times[Candidate::Planned] = 0;
+    choose();
   };
   if (agreed[kCannot] > 0) {
-    site.path = Path::Mpi;
-    site.mpi_reason = static_cast<Fallback>(agreed[kCannot] - 1);
+    run(Candidate::Mpi, static_cast<Fallback>(agreed[kCannot] - 1));
   } else if (agreed[kMiss] > 0 && agreed[kMostSends] * state.size > kLargestPlannedPattern) {
-    site.path = forced ? Path::Choreo : Path::Mpi;  // no plan: ring order when forced
-    site.mpi_reason = Fallback::NoGain;
-    site.barrier = false;
+    entry = nullptr;  // no plan: the plain exchange when forced
+    run(forced ? Candidate::Direct : Candidate::Mpi, Fallback::NoGain);
   } else if (agreed[kMiss] > 0) {
     const bool worth_planning = forced || site.calls == 0 ||
                                 site.builds_without_reuse < kBuildsBeforeGivingUp ||
                                 2 * fewest_repeats >= site.window_calls;
     if (worth_planning) {
+      times = CandidateTimes{};  // some rank has not seen the pattern: nothing measured
       plan_and_adopt(/*quick=*/true);
       ++site.builds_without_reuse;
     } else {
-      site.path = Path::Mpi;
-      site.mpi_reason = Fallback::NoRepeat;
+      run(Candidate::Mpi, Fallback::NoRepeat);
     }
   } else if (agreed[kProvisional] > 0) {
     // Every rank has seen the pattern again: now it is worth simulating every candidate.
@@ -250,15 +291,17 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
     plan_and_adopt(/*quick=*/false);
   } else {
     site.builds_without_reuse = 0;
-    site.path = forced || agreed[kSaysMpi] == 0 ? Path::Choreo : Path::Mpi;
-    site.mpi_reason = Fallback::NoGain;
-    site.barrier = agreed[kPaced] > 0;
+    choose();
   }
-  const std::uint64_t longest =
-      site.path == Path::Choreo ? kLongestChoreoInterval : kLongestMpiInterval;
+  const bool measuring = entry != nullptr && still_measuring(entry->times, rules_for(*entry));
+  const std::uint64_t longest = measuring                          ? kMeasuringInterval
+                                : site.running != Candidate::Mpi ? kLongestChoreoInterval
+                                                                   : kLongestMpiInterval;
   site.interval = planned ? 1 : std::min(2 * site.interval, longest);
   site.next_checkpoint = site.calls + site.interval;
   site.window_calls = site.window_repeats = 0;
+  site.window_hash = key.hash;
+  site.window_ns = site.window_timed = 0;
 }
 
 /// Where a side's blocks are: the buffer's address plus a displacement in extents.
@@ -384,12 +427,23 @@ int run_exchange(CommState& state, ExchangeSite& site, const ExchangeArgs& args,
     checkpoint(state, site, args, key, entry, cannot, record);
   }
   ++site.calls;
-  if (site.path == Path::Mpi) return record.hand_over(site.mpi_reason, mpi);
-  record.took_choreo();
-  record.cache(hit);
-  ChoreoScope scope;
-  execute(state, site, args, entry);
-  return MPI_SUCCESS;
+  // Calls on the pattern the last checkpoint decided for are timed (a clock read each side).
+  const bool timed = key.hash == site.window_hash;
+  const std::int64_t started = timed ? mpi::detail::exchange_clock_ns() : 0;
+  int result = MPI_SUCCESS;
+  if (site.running == Candidate::Mpi) {
+    result = record.hand_over(site.mpi_reason, mpi);
+  } else {
+    record.took_choreo();
+    record.cache(hit);
+    ChoreoScope scope;
+    execute(state, site, args, site.running == Candidate::Planned ? entry : nullptr);
+  }
+  if (timed) {
+    site.window_ns += mpi::detail::exchange_clock_ns() - started;
+    ++site.window_timed;
+  }
+  return result;
 }
 
 }  // namespace choreo::intercept

@@ -8,7 +8,9 @@
 // plan it together (exchange_setup.hpp). Between checkpoints a rank decides alone: a cache
 // hit runs the cached schedule, a miss (its counts changed) runs its messages in ring order.
 // Either way it sends and receives exactly its own messages, so data is right whatever the
-// other ranks' caches hold; only the order, hence the speed, depends on the plan.
+// other ranks' caches hold; only the order, hence the speed, depends on the plan. Which way a
+// pattern runs (the plan, the plain exchange or MPI's own call) is measured, one short window
+// each, and the fastest kept (exchange_choice.hpp).
 #include <mpi.h>
 
 #include <array>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "../mpi/exchange_runner.hpp"
+#include "exchange_choice.hpp"
 #include "function_ref.hpp"
 #include "report.hpp"
 
@@ -55,6 +58,8 @@ struct ExchangeEntry {
   std::vector<int> send_counts, recv_counts;
   // The plan: blocks in the order to post and start them.
   bool choreo_wins = true;  ///< the model's verdict against MPI's own call
+  ExchangeAlgorithm algorithm = ExchangeAlgorithm::Direct;  ///< the plan's schedule
+  CandidateTimes times;            ///< agreed measurements of the ways to run it
   bool paced = false;       ///< the plan waits between sends: ranks start together
   /// Planned with paper 000's closed-form model only (a new pattern's first call must be
   /// quick); planned again with the simulator once every rank has seen the pattern again.
@@ -65,16 +70,17 @@ struct ExchangeEntry {
   std::uint64_t last_use = 0;
 };
 
-enum class Path : std::uint8_t { Choreo, Mpi };
-
 struct ExchangeSite {
   int tag = 1;  ///< of this site's messages on the communicator's private duplicate
   std::uint64_t calls = 0;
   std::uint64_t next_checkpoint = 0;
   std::uint64_t interval = 1;
-  Path path = Path::Mpi;
+  Candidate running = Candidate::Mpi;  ///< how calls run until the next checkpoint
   Fallback mpi_reason = Fallback::NoGain;
   bool barrier = false;  ///< start every choreo call with a barrier (a paced plan is in use)
+  // The calls since the last checkpoint on the pattern it decided for, timed.
+  std::uint64_t window_hash = 0;
+  std::int64_t window_ns = 0, window_timed = 0;
   int builds_without_reuse = 0;
   // Since the last checkpoint: calls, and calls whose counts repeated one of the last few.
   std::uint64_t window_calls = 0, window_repeats = 0;

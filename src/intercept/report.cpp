@@ -23,7 +23,8 @@ constexpr std::array<std::string_view, kFallbackCount> kFallbackKeys = {
     "counts_disagree",
     "no_choreo_algorithm",
     "no_machine_profile",
-    "one_node"};
+    "one_node",
+    "choreo_measured_slower"};
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 

@@ -33,8 +33,9 @@ enum class Fallback : std::uint8_t {
   NoAlgorithm,          ///< choreo has no algorithm for this call
   NoProfile,            ///< no CHOREO_PROFILE: the model does not know this machine
   OneNode,              ///< every rank on one node: MPI's shared-memory collectives
+  MeasuredSlower,       ///< choreo's ways to run the pattern were timed slower than MPI's call
 };
-inline constexpr std::size_t kFallbackCount = 16;
+inline constexpr std::size_t kFallbackCount = 17;
 /// The reason's key in the JSON report, e.g. "model_predicts_no_gain".
 std::string_view fallback_key(Fallback reason);
 

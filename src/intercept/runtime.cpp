@@ -121,6 +121,7 @@ CallRecord::CallRecord(Function function)
 }
 
 CallRecord::~CallRecord() {
+  if (!timing_) return;
   counters_.calls.fetch_add(1, std::memory_order_relaxed);
   if (choreo_)
     counters_.choreo.fetch_add(1, std::memory_order_relaxed);
@@ -128,7 +129,6 @@ CallRecord::~CallRecord() {
     counters_.fallback.fetch_add(1, std::memory_order_relaxed);
     counters_.reasons[static_cast<std::size_t>(reason_)].fetch_add(1, std::memory_order_relaxed);
   }
-  if (!timing_) return;
   const std::int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                               std::chrono::steady_clock::now() - start_)
                               .count();

@@ -38,7 +38,9 @@ struct Runtime {
 Runtime& runtime();
 
 /// Depth of choreo's own code on this rank's thread: choreo's collectives make MPI calls, which
-/// the library must not intercept again. Under SMPI, ranks share threads but not globals.
+/// the library must not intercept again. Under SMPI, ranks share threads but not globals
+/// (each rank has its own copy of the program, and the SMPI build compiles with
+/// -fno-gnu-unique so that this inline variable is not made one for all copies: cmake/smpi.cmake).
 #ifdef CHOREO_SMPI
 inline int choreo_depth = 0;
 #else
@@ -67,7 +69,8 @@ inline bool intercepting() {
   return runtime().serving.load(std::memory_order_acquire);
 }
 
-/// Counts and times one intercepted call (times only when a report is wanted).
+/// Counts and times one intercepted call for CHOREO_REPORT; without a report it does nothing
+/// (no atomic increments on a call that is handed straight to MPI).
 class CallRecord {
  public:
   explicit CallRecord(Function function);
@@ -75,7 +78,9 @@ class CallRecord {
   CallRecord(const CallRecord&) = delete;
   CallRecord& operator=(const CallRecord&) = delete;
 
-  void bytes(std::int64_t count) { counters_.bytes.fetch_add(count, std::memory_order_relaxed); }
+  void bytes(std::int64_t count) {
+    if (timing_) counters_.bytes.fetch_add(count, std::memory_order_relaxed);
+  }
   void took_choreo() { choreo_ = true; }
   void fell_back(Fallback reason) {
     reason_ = reason;
@@ -87,9 +92,10 @@ class CallRecord {
     return mpi();
   }
   void cache(bool hit) {
-    (hit ? counters_.hits : counters_.misses).fetch_add(1, std::memory_order_relaxed);
+    if (timing_) (hit ? counters_.hits : counters_.misses).fetch_add(1, std::memory_order_relaxed);
   }
   void planned(std::int64_t ns) {
+    if (!timing_) return;
     counters_.plans.fetch_add(1, std::memory_order_relaxed);
     counters_.plan_ns.fetch_add(ns, std::memory_order_relaxed);
   }
