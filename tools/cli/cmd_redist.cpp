@@ -8,7 +8,9 @@
 #include <memory>
 
 #include "choreo/error.hpp"
+#include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
+#include "choreo/redist/rank_plan.hpp"
 #include "choreo/redist/scalapack.hpp"
 #include "cli/common.hpp"
 
@@ -21,6 +23,7 @@ struct RedistArgs {
   std::int64_t element_bytes = 8;
   int show = 8;  ///< triplets printed per processor pair in the table
   bool no_gcd = false, no_period = false;
+  std::int64_t rank = -1;  ///< >= 0: only this rank's plan (rank_plan.hpp)
 };
 
 std::string triplets_text(const std::vector<redist::Triplet>& list, int show) {
@@ -117,6 +120,57 @@ void print_table(const redist::Plan& plan, const RedistArgs& a, double seconds) 
   fmt::print("plan time       {} (comm sets and sections, all ranks)\n", human_seconds(seconds));
 }
 
+/// One rank's plan: what it sends and receives, the time and memory it took.
+void run_rank(const redist::ArrayDistribution& from, const redist::ArrayDistribution& to,
+              const RedistArgs& a, const Global& global) {
+  const int rank = static_cast<int>(a.rank);
+  const redist::PeakMemory memory;
+  const auto start = std::chrono::steady_clock::now();
+  const redist::RankPlan plan = redist::plan_rank(from, to, rank);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::int64_t peak = memory.extra_bytes();
+  const std::int64_t held = plan.bytes();
+  const auto side_json = [&](const redist::RankSide& side) {
+    nlohmann::json messages = nlohmann::json::array();
+    for (const redist::PeerMessage& m : side.messages) {
+      nlohmann::json dims = nlohmann::json::array();
+      for (std::size_t d = 0; d < m.parts.size(); ++d) {
+        nlohmann::json triplets = nlohmann::json::array();
+        for (const redist::Triplet& t : side.dims[d][m.parts[d]].global)
+          triplets.push_back({t.lower, t.upper, t.stride});
+        dims.push_back(triplets);
+      }
+      messages.push_back({{"peer", m.peer},
+                          {"elements", m.elements},
+                          {"bytes", m.elements * a.element_bytes},
+                          {"dims", dims}});
+    }
+    return messages;
+  };
+  if (global.json)
+    return print_json({{"format", "choreo.redist-rank-plan/1"},
+                       {"shape", from.shape},
+                       {"from", redist::to_string(from)},
+                       {"to", redist::to_string(to)},
+                       {"rank", rank},
+                       {"ranks", std::max(redist::grid_size(from), redist::grid_size(to))},
+                       {"element_bytes", a.element_bytes},
+                       {"sends", side_json(plan.sends)},
+                       {"receives", side_json(plan.receives)},
+                       {"pieces", plan.pieces},
+                       {"plan_seconds", seconds},
+                       {"plan_bytes", held},
+                       {"peak_extra_bytes", peak}});
+  fmt::print("redistribution  {} {} -> {}, rank {}\n", fmt::join(from.shape, "x"),
+             redist::to_string(from), redist::to_string(to), rank);
+  fmt::print("{}", redist::to_text(plan, a.element_bytes, a.show));
+  fmt::print("plan time       {} (this rank's comm sets and messages)\n", human_seconds(seconds));
+  fmt::print("plan memory     {} held, {} peak resident rise\n",
+             human_bytes(static_cast<double>(held)),
+             peak < 0 ? std::string("?") : human_bytes(static_cast<double>(peak)));
+}
+
 void run(const RedistArgs& a, const Global& global) {
   if (a.element_bytes < 1)
     throw Error(fmt::format("--element-bytes must be at least 1, not {}", a.element_bytes));
@@ -125,6 +179,13 @@ void run(const RedistArgs& a, const Global& global) {
   if (a.ranks > 0) ranks = static_cast<int>(a.ranks);
   const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks),
                                   to = redist::parse_any_distribution(a.to, shape, ranks);
+  if (a.rank >= 0) {
+    for (const auto* d : {&from, &to})
+      if (d->shape != shape && !a.shape.empty())
+        throw Error(fmt::format("{} describes a {} array but --shape is {}",
+                                d == &from ? "--from" : "--to", fmt::join(d->shape, "x"), a.shape));
+    return run_rank(from, to, a, global);
+  }
   redist::CommSetOptions options;
   options.reduce_by_gcd = !a.no_gcd;
   options.reduce_to_period = !a.no_period;
@@ -161,6 +222,10 @@ void add_redist_command(CLI::App& app, const Global& global) {
       ->check(CLI::PositiveNumber);
   plan->add_option("--element-bytes", args->element_bytes, "Bytes per element (default 8)");
   plan->add_option("--show", args->show, "Triplets printed per processor pair (default 8)")
+      ->check(CLI::NonNegativeNumber);
+  plan->add_option("--rank", args->rank,
+                   "Only this rank's plan: its sends and receives, computed from its own comm "
+                   "sets (what every rank does under MPI), with the time and memory it took")
       ->check(CLI::NonNegativeNumber);
   plan->add_flag("--no-gcd-reduction", args->no_gcd, "Skip reduction (1), by gcd of block sizes");
   plan->add_flag("--no-period-reduction", args->no_period,
