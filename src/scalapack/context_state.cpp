@@ -1,12 +1,19 @@
 #include "context_state.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace choreo::scalapack {
 namespace {
 
+/// Every state alive, for free_context_states. BLACS is not thread safe, nor are the
+/// redistribution routines: one thread at a time.
+std::set<ContextState*> g_states;
+
 int delete_state(MPI_Comm, int, void* value, void*) {
-  delete static_cast<ContextState*>(value);
+  auto* state = static_cast<ContextState*>(value);
+  g_states.erase(state);
+  delete state;
   return MPI_SUCCESS;
 }
 
@@ -41,6 +48,7 @@ ContextState& context_state(int ictxt, std::uint64_t settings_digest) {
   MPI_Comm_get_attr(context, state_keyval(), &value, &found);
   if (found != 0) return *static_cast<ContextState*>(value);
   auto state = std::make_unique<ContextState>();
+  state->context = context;
   MPI_Comm_dup(context, &state->comm);
   MPI_Comm_rank(state->comm, &state->rank);
   MPI_Comm_size(state->comm, &state->size);
@@ -49,7 +57,15 @@ ContextState& context_state(int ictxt, std::uint64_t settings_digest) {
   MPI_Allreduce(mine.data(), largest.data(), 2, MPI_UINT64_T, MPI_MAX, state->comm);
   state->settings_agree = largest[0] == ~largest[1];
   MPI_Comm_set_attr(context, state_keyval(), state.get());
+  g_states.insert(state.get());
   return *state.release();
+}
+
+void free_context_states() {
+  while (!g_states.empty()) {
+    ContextState* state = *g_states.begin();
+    MPI_Comm_delete_attr(state->context, state_keyval());  // runs delete_state
+  }
 }
 
 GridsEntry* find(std::list<GridsEntry>& list, const GlobalKey& key) {

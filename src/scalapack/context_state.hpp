@@ -36,7 +36,8 @@ struct PlanEntry {
 };
 
 struct ContextState {
-  MPI_Comm comm = MPI_COMM_NULL;  ///< private duplicate of the context's communicator
+  MPI_Comm context = MPI_COMM_NULL;  ///< BLACS's communicator of the context (not ours)
+  MPI_Comm comm = MPI_COMM_NULL;     ///< private duplicate of it
   int rank = 0, size = 0;
   bool settings_agree = true;   ///< every process read the same CHOREO_* settings
   std::list<GridsEntry> grids;  ///< most recently used first
@@ -48,6 +49,10 @@ struct ContextState {
 /// The state of context `ictxt` (this process is in it). Made at the context's first call,
 /// collectively over its processes (MPI_Comm_dup, and an allreduce that checks the settings).
 ContextState& context_state(int ictxt, std::uint64_t settings_digest);
+
+/// Frees every context state still alive (their datatypes and communicators): at
+/// MPI_Finalize, where BLACS grids the program never exited still hold them.
+void free_context_states();
 
 /// The entry of `key`, moved to the front; nullptr when absent.
 GridsEntry* find(std::list<GridsEntry>& list, const GlobalKey& key);

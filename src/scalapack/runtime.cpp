@@ -14,6 +14,7 @@ namespace choreo::scalapack {
 namespace {
 
 bool g_world_covered = false;
+void (*g_release)() = nullptr;
 
 std::string library_version() {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
@@ -42,8 +43,7 @@ void write(const intercept::Totals& totals, const std::string& path) {
                     path));
 }
 
-/// MPI_COMM_SELF's delete callback: MPI runs it at the start of MPI_Finalize, MPI still usable.
-int write_report(MPI_Comm, int, void*, void*) {
+void write_report() {
   Runtime& rt = runtime();
   const std::vector<std::int64_t> mine = intercept::flatten(rt.counters);
   int rank = 0, ranks = 1;
@@ -56,7 +56,7 @@ int write_report(MPI_Comm, int, void*, void*) {
                MPI_COMM_WORLD);
     MPI_Reduce(mine.data(), maxima.data(), static_cast<int>(mine.size()), MPI_INT64_T, MPI_MAX, 0,
                MPI_COMM_WORLD);
-    if (rank != 0) return MPI_SUCCESS;
+    if (rank != 0) return;
   } else if (path.size() > 5) {
     // No context spanned the job: the processes that called cannot count on the others to
     // join a reduction, so each writes its own (FILE.json -> FILE.rankR.json).
@@ -67,6 +67,12 @@ int write_report(MPI_Comm, int, void*, void*) {
   totals.mode = rt.problems.empty() ? mode_name(rt.config.mode) : "mpi (settings problem)";
   if (!g_world_covered) totals.mode += fmt::format(", rank {} alone", rank);
   write(totals, path);
+}
+
+/// MPI_COMM_SELF's delete callback: MPI runs it at the start of MPI_Finalize, MPI still usable.
+int finalize(MPI_Comm, int, void*, void*) {
+  if (g_release != nullptr) g_release();
+  if (runtime().config.report != intercept::ReportTarget::None) write_report();
   return MPI_SUCCESS;
 }
 
@@ -144,15 +150,16 @@ void CallRecord::planned(std::int64_t ns) {
   counters_.plan_ns.fetch_add(ns, std::memory_order_relaxed);
 }
 
-void report_at_finalize(bool world_covered) {
+void at_finalize(bool world_covered, void (*release)()) {
   // Every process of a context that spans the job makes this call at the same time, so the
   // flag is the same on every process at MPI_Finalize.
   g_world_covered = g_world_covered || world_covered;
+  g_release = release;
   static bool hooked = false;
-  if (hooked || runtime().config.report == intercept::ReportTarget::None) return;
+  if (hooked) return;
   hooked = true;
   int keyval = MPI_KEYVAL_INVALID;
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, write_report, &keyval, nullptr);
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize, &keyval, nullptr);
   MPI_Comm_set_attr(MPI_COMM_SELF, keyval, nullptr);
 }
 

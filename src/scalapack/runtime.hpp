@@ -52,10 +52,11 @@ class CallRecord {
 /// Nanoseconds on a steady clock.
 std::int64_t now_ns();
 
-/// Makes sure CHOREO_REPORT is written at MPI_Finalize (once per process: an MPI_COMM_SELF
-/// attribute whose delete callback MPI runs first thing in MPI_Finalize). `world_covered`:
-/// this call's context spans MPI_COMM_WORLD, so every process of the job takes part in the
-/// report's reduction; otherwise each process that called writes its own report.
-void report_at_finalize(bool world_covered);
+/// Registers, once per process, what runs at MPI_Finalize (an MPI_COMM_SELF attribute whose
+/// delete callback MPI runs first thing in MPI_Finalize, while MPI works): `release` (what
+/// choreo made), then the CHOREO_REPORT report. `world_covered`: this call's context spans
+/// MPI_COMM_WORLD, so every process of the job takes part in the report's reduction; otherwise
+/// each process that called writes its own report.
+void at_finalize(bool world_covered, void (*release)());
 
 }  // namespace choreo::scalapack

@@ -161,7 +161,7 @@ bool serve(const Call& call) {
   ContextState& state = context_state(call.ictxt, rt.settings_digest);
   int world = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
-  report_at_finalize(state.size == world);
+  at_finalize(state.size == world, free_context_states);
   if (!state.settings_agree) {
     static bool said = false;
     if (!said && state.rank == 0)
