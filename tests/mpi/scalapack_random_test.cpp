@@ -147,8 +147,8 @@ SideSpec random_side(Rng& rng, const std::vector<Grid>& pool, int m, int n) {
   s.n = n + rng.in(0, 9);
   s.i = rng.in(1, s.m - m + 1);
   s.j = rng.in(1, s.n - n + 1);
-  s.mb = rng.chance(10) ? s.m + rng.in(0, 3) : rng.in(1, 7);
-  s.nb = rng.chance(10) ? s.n + rng.in(0, 3) : rng.in(1, 7);
+  s.mb = rng.chance(10) ? std::max(1, s.m + rng.in(0, 3)) : rng.in(1, 7);
+  s.nb = rng.chance(10) ? std::max(1, s.n + rng.in(0, 3)) : rng.in(1, 7);
   s.rsrc = rng.in(0, s.grid->nprow - 1);
   s.csrc = rng.in(0, s.grid->npcol - 1);
   for (int p = 0; p < s.grid->nprow * s.grid->npcol; ++p) {
@@ -312,10 +312,13 @@ class Checker {
       fmt::print(stderr, "scalapack_random: rank {}: FAILED: {}\n", rank_, what);
   }
   int failures() const { return failures_; }
+  void compared(std::int64_t elements) { compared_ += elements; }
+  std::int64_t elements() const { return compared_; }
 
  private:
   int rank_;
   int failures_ = 0;
+  std::int64_t compared_ = 0;
 };
 
 std::string describe(const Config& c) {
@@ -366,6 +369,7 @@ void run(const Config& c, int context, void* scalapack, bool twice, Checker& che
     call(true, choreo);  // from the plan cache
   }
   call(false, own);
+  check.compared(static_cast<std::int64_t>(b0.size()));
   std::int64_t differ_naive = 0, differ_own = 0;
   for (std::size_t k = 0; k < b0.size(); ++k) {
     differ_naive += !(choreo[k] == expected[k]);
@@ -435,7 +439,11 @@ int main(int argc, char** argv) {
   }
   int failures = check.failures(), total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0 && total == 0) fmt::print("scalapack_random: {} cases OK\n", cases);
+  std::int64_t elements = check.elements(), all_elements = 0;
+  MPI_Reduce(&elements, &all_elements, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank == 0 && total == 0)
+    fmt::print("scalapack_random: {} cases OK ({} target elements compared)\n", cases,
+               all_elements);
   MPI_Finalize();
   return total == 0 ? 0 : 1;
 }
