@@ -5,12 +5,14 @@
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/redist/measure.hpp"
 #include "choreo/redist/mpi.hpp"
+#include "choreo/redist/relabel.hpp"
 #include "choreo/redist/scalapack.hpp"
 
 namespace choreo::tools {
@@ -158,6 +160,8 @@ CLI::App* add_redist_command(CLI::App& app, RedistRunArgs& args) {
   run->add_option("--reps", args.reps, "Timed iterations (default 10)")->check(CLI::PositiveNumber);
   run->add_option("--warmup", args.warmup, "Untimed iterations first (default 2)")
       ->check(CLI::NonNegativeNumber);
+  run->add_flag("--relabel", args.relabel,
+                "Permute the target grid's ranks to keep the most data in place (relabel.hpp)");
   run->add_flag("--json", args.json, "Print the result as JSON (choreo.redist-run/1)");
   return redist;
 }
@@ -166,7 +170,12 @@ void redist_run(const RedistRunArgs& args, int rank) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   // Every rank parses the same text, so every rank throws the same error.
-  const auto [from, to] = distributions(args, size);
+  auto [from, to] = distributions(args, size);
+  std::optional<redist::Relabelling> relabelling;
+  if (args.relabel) {
+    relabelling = redist::best_relabelling(from, to);
+    to = redist::relabelled(to, *relabelling);
+  }
   const std::vector<Method> methods = methods_of(args.method);
   redist::LocalArrays arrays = redist::make_arrays(from, to, rank);
   redist::warm_up_transport(MPI_COMM_WORLD, std::int64_t{8} << 20);
@@ -176,7 +185,16 @@ void redist_run(const RedistRunArgs& args, int rank) {
       MPI_COMM_WORLD,
       static_cast<std::int64_t>((arrays.source.size() + arrays.target.size()) * sizeof(double)));
   if (rank != 0) return;
-  if (!args.json) return print(from, to, results, args, array_bytes);
+  if (!args.json) {
+    if (relabelling)
+      fmt::print("relabelled      {} of {} kept in place instead of {} ({} less to move)\n",
+                 human_bytes(static_cast<double>(relabelling->kept_after * 8)),
+                 human_bytes(static_cast<double>(relabelling->elements * 8)),
+                 human_bytes(static_cast<double>(relabelling->kept_before * 8)),
+                 human_bytes(static_cast<double>(
+                     (relabelling->kept_after - relabelling->kept_before) * 8)));
+    return print(from, to, results, args, array_bytes);
+  }
   nlohmann::json out = {{"format", "choreo.redist-run/1"},
                         {"shape", from.shape},
                         {"from", redist::to_string(from)},
@@ -188,6 +206,10 @@ void redist_run(const RedistRunArgs& args, int rank) {
                         {"array_bytes_per_rank", array_bytes},
                         {"methods", nlohmann::json::array()}};
   for (const MethodResult& r : results) out["methods"].push_back(to_json(r));
+  if (relabelling)
+    out["relabelling"] = {{"ranks", relabelling->ranks},
+                          {"kept_before_bytes", relabelling->kept_before * 8},
+                          {"kept_after_bytes", relabelling->kept_after * 8}};
   fmt::print("{}\n", out.dump(2));
 }
 

@@ -10,6 +10,7 @@ struct RedistRunArgs {
   std::string shape, from, to;
   std::string method = "auto";  ///< auto | datatype | pack | both | all
   int reps = 10, warmup = 2;
+  bool relabel = false;
   bool json = false;
 };
 

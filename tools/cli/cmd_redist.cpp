@@ -11,6 +11,7 @@
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
 #include "choreo/redist/rank_plan.hpp"
+#include "choreo/redist/relabel.hpp"
 #include "choreo/redist/scalapack.hpp"
 #include "cli/common.hpp"
 
@@ -24,7 +25,26 @@ struct RedistArgs {
   int show = 8;  ///< triplets printed per processor pair in the table
   bool no_gcd = false, no_period = false;
   std::int64_t rank = -1;  ///< >= 0: only this rank's plan (rank_plan.hpp)
+  bool relabel = false;    ///< permute the target grid's ranks to keep the most in place
 };
+
+nlohmann::json relabel_json(const redist::Relabelling& r, std::int64_t element_bytes) {
+  return {{"ranks", r.ranks},
+          {"kept_before_bytes", r.kept_before * element_bytes},
+          {"kept_after_bytes", r.kept_after * element_bytes},
+          {"bytes_saved", (r.kept_after - r.kept_before) * element_bytes},
+          {"array_bytes", r.elements * element_bytes}};
+}
+
+void print_relabel(const redist::Relabelling& r, const redist::ArrayDistribution& to,
+                   std::int64_t element_bytes) {
+  const auto bytes = [&](std::int64_t elements) {
+    return human_bytes(static_cast<double>(elements * element_bytes));
+  };
+  fmt::print("relabelled      --to {}\n", redist::to_string(to));
+  fmt::print("kept in place   {} of {} before, {} after: {} saved\n\n", bytes(r.kept_before),
+             bytes(r.elements), bytes(r.kept_after), bytes(r.kept_after - r.kept_before));
+}
 
 std::string triplets_text(const std::vector<redist::Triplet>& list, int show) {
   std::vector<std::string> parts;
@@ -122,7 +142,7 @@ void print_table(const redist::Plan& plan, const RedistArgs& a, double seconds) 
 
 /// One rank's plan: what it sends and receives, the time and memory it took.
 void run_rank(const redist::ArrayDistribution& from, const redist::ArrayDistribution& to,
-              const RedistArgs& a, const Global& global) {
+              const RedistArgs& a, const Global& global, nlohmann::json relabelling) {
   const int rank = static_cast<int>(a.rank);
   const redist::PeakMemory memory;
   const auto start = std::chrono::steady_clock::now();
@@ -161,7 +181,8 @@ void run_rank(const redist::ArrayDistribution& from, const redist::ArrayDistribu
                        {"pieces", plan.pieces},
                        {"plan_seconds", seconds},
                        {"plan_bytes", held},
-                       {"peak_extra_bytes", peak}});
+                       {"peak_extra_bytes", peak},
+                       {"relabelling", relabelling}});
   fmt::print("redistribution  {} {} -> {}, rank {}\n", fmt::join(from.shape, "x"),
              redist::to_string(from), redist::to_string(to), rank);
   fmt::print("{}", redist::to_text(plan, a.element_bytes, a.show));
@@ -177,15 +198,21 @@ void run(const RedistArgs& a, const Global& global) {
   const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
   std::optional<int> ranks;
   if (a.ranks > 0) ranks = static_cast<int>(a.ranks);
-  const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks),
-                                  to = redist::parse_any_distribution(a.to, shape, ranks);
-  if (a.rank >= 0) {
-    for (const auto* d : {&from, &to})
-      if (d->shape != shape && !a.shape.empty())
-        throw Error(fmt::format("{} describes a {} array but --shape is {}",
-                                d == &from ? "--from" : "--to", fmt::join(d->shape, "x"), a.shape));
-    return run_rank(from, to, a, global);
+  const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks);
+  redist::ArrayDistribution to = redist::parse_any_distribution(a.to, shape, ranks);
+  for (const redist::ArrayDistribution* d :
+       {&from, static_cast<const redist::ArrayDistribution*>(&to)})
+    if (d->shape != shape)
+      throw Error(fmt::format("{} describes a {} array but --shape is {}",
+                              d == &from ? "--from" : "--to", fmt::join(d->shape, "x"), a.shape));
+  nlohmann::json relabelling = nullptr;
+  if (a.relabel) {
+    const redist::Relabelling r = redist::best_relabelling(from, to);
+    to = redist::relabelled(to, r);
+    relabelling = relabel_json(r, a.element_bytes);
+    if (!global.json) print_relabel(r, to, a.element_bytes);
   }
+  if (a.rank >= 0) return run_rank(from, to, a, global, relabelling);
   redist::CommSetOptions options;
   options.reduce_by_gcd = !a.no_gcd;
   options.reduce_to_period = !a.no_period;
@@ -193,7 +220,11 @@ void run(const RedistArgs& a, const Global& global) {
   const redist::Plan plan = redist::make_plan(from, to, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (global.json) return print_json(to_json(plan, a, seconds));
+  if (global.json) {
+    nlohmann::json out = to_json(plan, a, seconds);
+    out["relabelling"] = relabelling;
+    return print_json(out);
+  }
   print_table(plan, a, seconds);
 }
 
@@ -227,6 +258,10 @@ void add_redist_command(CLI::App& app, const Global& global) {
                    "Only this rank's plan: its sends and receives, computed from its own comm "
                    "sets (what every rank does under MPI), with the time and memory it took")
       ->check(CLI::NonNegativeNumber);
+  plan->add_flag("--relabel", args->relabel,
+                 "Let the target grid's ranks be permuted: choose the permutation that keeps the "
+                 "most data in place (a linear assignment), print it and the bytes saved, and "
+                 "plan with it");
   plan->add_flag("--no-gcd-reduction", args->no_gcd, "Skip reduction (1), by gcd of block sizes");
   plan->add_flag("--no-period-reduction", args->no_period,
                  "Skip reduction (2), to one period lcm(m1 p1, m2 p2)");
