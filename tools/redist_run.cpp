@@ -1,15 +1,19 @@
 #include "redist_run.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/redist/measure.hpp"
 #include "choreo/redist/mpi.hpp"
+#include "choreo/redist/relabel.hpp"
+#include "choreo/redist/scalapack.hpp"
 
 namespace choreo::tools {
 namespace {
@@ -24,10 +28,38 @@ struct MethodResult {
 };
 
 std::vector<Method> methods_of(const std::string& name) {
+  if (name == "all") return {Method::Auto, Method::Datatype, Method::Pack};
   if (name == "both") return {Method::Datatype, Method::Pack};
+  if (name == "auto") return {Method::Auto};
   if (name == "pack") return {Method::Pack};
   if (name == "datatype") return {Method::Datatype};
-  throw Error(fmt::format("--method '{}': use datatype, pack or both", name));
+  throw Error(fmt::format("--method '{}': use auto, datatype, pack, both or all", name));
+}
+
+/// The distributions of the command line: both text forms; --shape may be left out when both
+/// are ScaLAPACK descriptors, which carry their extents.
+std::pair<redist::ArrayDistribution, redist::ArrayDistribution> distributions(
+    const RedistRunArgs& args, int size) {
+  const bool descriptors = args.from.starts_with("desc:") && args.to.starts_with("desc:");
+  if (args.shape.empty() && !descriptors)
+    throw Error("--shape is needed unless both --from and --to are ScaLAPACK descriptors (desc:)");
+  const std::vector<std::int64_t> shape =
+      args.shape.empty() ? std::vector<std::int64_t>{} : redist::parse_shape(args.shape);
+  auto from = redist::parse_any_distribution(args.from, shape, size);
+  auto to = redist::parse_any_distribution(args.to, shape, size);
+  for (const auto* d : {&from, &to})
+    if (!shape.empty() && d->shape != shape)
+      throw Error(fmt::format("{} describes a {} array but --shape is {}",
+                              d == &from ? "--from" : "--to", fmt::join(d->shape, "x"),
+                              args.shape));
+  if (from.shape != to.shape)
+    throw Error(fmt::format("--from describes a {} array and --to a {} one; give both the same",
+                            fmt::join(from.shape, "x"), fmt::join(to.shape, "x")));
+  return {std::move(from), std::move(to)};
+}
+
+std::string paths_text(const redist::RedistStats& s) {
+  return fmt::format("{}/{}/{}", s.direct_sides, s.datatype_sides, s.pack_sides);
 }
 
 redist::RedistStats max_stats(MPI_Comm comm, const redist::RedistStats& s) {
@@ -36,6 +68,10 @@ redist::RedistStats max_stats(MPI_Comm comm, const redist::RedistStats& s) {
   m.setup_seconds = redist::max_over(comm, s.setup_seconds);
   m.buffer_bytes = redist::max_over(comm, s.buffer_bytes);
   m.metadata_bytes = redist::max_over(comm, s.metadata_bytes);
+  for (int* paths : {&m.direct_sides, &m.datatype_sides, &m.pack_sides, &m.sends})
+    MPI_Allreduce(MPI_IN_PLACE, paths, 1, MPI_INT, MPI_SUM, comm);
+  for (std::int64_t* bytes : {&m.send_bytes, &m.copy_bytes})
+    MPI_Allreduce(MPI_IN_PLACE, bytes, 1, MPI_INT64_T, MPI_SUM, comm);
   return m;
 }
 
@@ -44,8 +80,6 @@ MethodResult run_method(Method method, const redist::ArrayDistribution& from,
                         redist::LocalArrays& arrays) {
   redist::RedistOptions options;
   options.method = method;
-  options.comm_sets.reduce_by_gcd = !args.no_gcd;
-  options.comm_sets.reduce_to_period = !args.no_period;
   MethodResult result{method, {}, {}, -1};
   const redist::PeakMemory memory;
   redist::RedistPlan plan(MPI_COMM_WORLD, from, to, MPI_DOUBLE, options);
@@ -66,31 +100,39 @@ nlohmann::json to_json(const MethodResult& r) {
           {"setup_seconds", r.stats.setup_seconds},
           {"buffer_bytes", r.stats.buffer_bytes},
           {"metadata_bytes", r.stats.metadata_bytes},
+          {"paths",
+           {{"direct", r.stats.direct_sides},
+            {"datatype", r.stats.datatype_sides},
+            {"pack", r.stats.pack_sides}}},
           {"peak_extra_bytes", r.peak_extra_bytes},
           {"bytes_verified", r.run.bytes_verified}};
 }
 
-void print(const RedistRunArgs& args, const redist::Plan& plan,
-           const std::vector<MethodResult>& results, std::int64_t array_bytes) {
-  const redist::PlanTotals totals = plan.totals();
-  fmt::print("redistribution  {} {} -> {} (doubles)\n", args.shape, redist::to_string(plan.from),
-             redist::to_string(plan.to));
+void print(const redist::ArrayDistribution& from, const redist::ArrayDistribution& to,
+           const std::vector<MethodResult>& results, const RedistRunArgs& args,
+           std::int64_t array_bytes) {
+  const redist::RedistStats& s = results.front().stats;
+  fmt::print("redistribution  {} {} -> {} (doubles)\n", fmt::join(from.shape, "x"),
+             redist::to_string(from), redist::to_string(to));
   fmt::print("MPI             {}\n", results.front().run.engine);
-  fmt::print("messages        {} ({} elements), local copies {} ({} elements)\n", totals.messages,
-             totals.message_elements, totals.local_copies, totals.copy_elements);
+  fmt::print("messages        {} ({}), local copies {}\n", s.sends,
+             human_bytes(static_cast<double>(s.send_bytes)),
+             human_bytes(static_cast<double>(s.copy_bytes)));
   fmt::print("iterations      {} timed after {} warm-up\n", args.reps, args.warmup);
-  fmt::print("{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13}  {}\n", "method", "median", "min",
-             "plan", "setup", "buffers", "peak extra", "verified");
+  fmt::print("{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13} {:>12}  {}\n", "method", "median",
+             "min", "plan", "setup", "buffers", "peak extra", "paths d/t/p", "verified");
   for (const MethodResult& r : results)
-    fmt::print("{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13}  {}, every element checked: OK\n",
-               redist::to_string(r.method), human_seconds(r.run.median), human_seconds(r.run.min),
-               human_seconds(r.stats.plan_seconds), human_seconds(r.stats.setup_seconds),
-               human_bytes(static_cast<double>(r.stats.buffer_bytes)),
-               r.peak_extra_bytes < 0 ? std::string("?")
-                                      : human_bytes(static_cast<double>(r.peak_extra_bytes)),
-               human_bytes(static_cast<double>(r.run.bytes_verified)));
+    fmt::print(
+        "{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13} {:>12}  {}, every element checked: OK\n",
+        redist::to_string(r.method), human_seconds(r.run.median), human_seconds(r.run.min),
+        human_seconds(r.stats.plan_seconds), human_seconds(r.stats.setup_seconds),
+        human_bytes(static_cast<double>(r.stats.buffer_bytes)),
+        r.peak_extra_bytes < 0 ? std::string("?")
+                               : human_bytes(static_cast<double>(r.peak_extra_bytes)),
+        paths_text(r.stats), human_bytes(static_cast<double>(r.run.bytes_verified)));
   fmt::print("array           {} per rank at most (source + target local arrays)\n",
              human_bytes(static_cast<double>(array_bytes)));
+  fmt::print("paths d/t/p     message sides sent or received directly / by datatype / packed\n");
 }
 
 }  // namespace
@@ -102,17 +144,24 @@ CLI::App* add_redist_command(CLI::App& app, RedistRunArgs& args) {
       "run",
       "Redistribute an array of doubles holding a function of the global index, check every "
       "element on every rank, print median times (slowest rank) and memory");
-  run->add_option("--shape", args.shape, "Global extents, e.g. 2000x2000")->required();
-  run->add_option("--from", args.from, "Source distribution, e.g. 'cyclic,cyclic@2x2'")->required();
+  run->add_option("--shape", args.shape,
+                  "Global extents, e.g. 2000x2000 (not needed when both distributions are "
+                  "ScaLAPACK descriptors)");
+  run->add_option("--from", args.from,
+                  "Source distribution, e.g. 'cyclic,cyclic@2x2', or a ScaLAPACK descriptor "
+                  "desc:M,N,MB,NB,RSRC,CSRC,LLD@PxQ[:col]")
+      ->required();
   run->add_option("--to", args.to, "Target distribution, e.g. 'cyclic(50),cyclic(50)@2x2'")
       ->required();
-  run->add_option("--method", args.method, "datatype (default), pack or both")
-      ->check(CLI::IsMember({"datatype", "pack", "both"}));
+  run->add_option("--method", args.method,
+                  "auto (default: per message side, direct, datatype when small, else pack), "
+                  "datatype, pack, both (datatype and pack) or all three")
+      ->check(CLI::IsMember({"auto", "datatype", "pack", "both", "all"}));
   run->add_option("--reps", args.reps, "Timed iterations (default 10)")->check(CLI::PositiveNumber);
   run->add_option("--warmup", args.warmup, "Untimed iterations first (default 2)")
       ->check(CLI::NonNegativeNumber);
-  run->add_flag("--no-gcd-reduction", args.no_gcd, "Compute comm sets without reduction (1)");
-  run->add_flag("--no-period-reduction", args.no_period, "Compute comm sets without reduction (2)");
+  run->add_flag("--relabel", args.relabel,
+                "Permute the target grid's ranks to keep the most data in place (relabel.hpp)");
   run->add_flag("--json", args.json, "Print the result as JSON (choreo.redist-run/1)");
   return redist;
 }
@@ -121,9 +170,12 @@ void redist_run(const RedistRunArgs& args, int rank) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   // Every rank parses the same text, so every rank throws the same error.
-  const std::vector<std::int64_t> shape = redist::parse_shape(args.shape);
-  const redist::ArrayDistribution from = redist::parse_distribution(args.from, shape, size);
-  const redist::ArrayDistribution to = redist::parse_distribution(args.to, shape, size);
+  auto [from, to] = distributions(args, size);
+  std::optional<redist::Relabelling> relabelling;
+  if (args.relabel) {
+    relabelling = redist::best_relabelling(from, to);
+    to = redist::relabelled(to, *relabelling);
+  }
   const std::vector<Method> methods = methods_of(args.method);
   redist::LocalArrays arrays = redist::make_arrays(from, to, rank);
   redist::warm_up_transport(MPI_COMM_WORLD, std::int64_t{8} << 20);
@@ -133,10 +185,18 @@ void redist_run(const RedistRunArgs& args, int rank) {
       MPI_COMM_WORLD,
       static_cast<std::int64_t>((arrays.source.size() + arrays.target.size()) * sizeof(double)));
   if (rank != 0) return;
-  const redist::Plan plan = redist::make_plan(from, to);
-  if (!args.json) return print(args, plan, results, array_bytes);
+  if (!args.json) {
+    if (relabelling)
+      fmt::print("relabelled      {} of {} kept in place instead of {} ({} less to move)\n",
+                 human_bytes(static_cast<double>(relabelling->kept_after * 8)),
+                 human_bytes(static_cast<double>(relabelling->elements * 8)),
+                 human_bytes(static_cast<double>(relabelling->kept_before * 8)),
+                 human_bytes(static_cast<double>(
+                     (relabelling->kept_after - relabelling->kept_before) * 8)));
+    return print(from, to, results, args, array_bytes);
+  }
   nlohmann::json out = {{"format", "choreo.redist-run/1"},
-                        {"shape", shape},
+                        {"shape", from.shape},
                         {"from", redist::to_string(from)},
                         {"to", redist::to_string(to)},
                         {"ranks", size},
@@ -146,6 +206,10 @@ void redist_run(const RedistRunArgs& args, int rank) {
                         {"array_bytes_per_rank", array_bytes},
                         {"methods", nlohmann::json::array()}};
   for (const MethodResult& r : results) out["methods"].push_back(to_json(r));
+  if (relabelling)
+    out["relabelling"] = {{"ranks", relabelling->ranks},
+                          {"kept_before_bytes", relabelling->kept_before * 8},
+                          {"kept_after_bytes", relabelling->kept_after * 8}};
   fmt::print("{}\n", out.dump(2));
 }
 

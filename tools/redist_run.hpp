@@ -8,9 +8,9 @@ namespace choreo::tools {
 
 struct RedistRunArgs {
   std::string shape, from, to;
-  std::string method = "datatype";  ///< datatype | pack | both
+  std::string method = "auto";  ///< auto | datatype | pack | both | all
   int reps = 10, warmup = 2;
-  bool no_gcd = false, no_period = false;
+  bool relabel = false;
   bool json = false;
 };
 

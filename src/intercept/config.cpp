@@ -14,7 +14,14 @@ namespace choreo::intercept {
 namespace {
 
 constexpr std::array<std::string_view, kFunctionCount> kFunctionNames = {
-    "MPI_Alltoallv", "MPI_Neighbor_alltoallv", "MPI_Allreduce", "MPI_Bcast", "MPI_Allgather"};
+    "MPI_Alltoallv", "MPI_Neighbor_alltoallv",
+    "MPI_Allreduce", "MPI_Bcast",
+    "MPI_Allgather", "psgemr2d",
+    "pdgemr2d",      "pcgemr2d",
+    "pzgemr2d",      "pigemr2d",
+    "pstrmr2d",      "pdtrmr2d",
+    "pctrmr2d",      "pztrmr2d",
+    "pitrmr2d"};
 
 /// Every variable the library reads; any other CHOREO_* name is a misspelling.
 constexpr std::array<std::string_view, 6> kVariables = {"CHOREO_MODE",      "CHOREO_PROFILE",
@@ -132,7 +139,8 @@ void read_disable(Reader& reader, Config& config) {
                      [&](std::string_view name) { return lowercase(name) == lowercase(item); });
     if (known == kFunctionNames.end()) {
       reader.problem("CHOREO_DISABLE", *value,
-                     fmt::format("{} is not intercepted; list some of {} (comma-separated), or all",
+                     fmt::format("{} is not taken by choreo; list some of {} (comma-separated), "
+                                 "or all",
                                  item, fmt::join(kFunctionNames, ", ")));
       return;
     }

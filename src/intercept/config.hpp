@@ -13,16 +13,29 @@
 
 namespace choreo::intercept {
 
-/// The MPI functions the library intercepts.
+/// The functions choreo's adoption libraries take: the MPI collectives libchoreo_pmpi.so
+/// intercepts, then the ScaLAPACK redistribution routines libchoreo_scalapack.so replaces (one
+/// name for the Fortran pdgemr2d_ and the C Cpdgemr2d). One list, so that CHOREO_DISABLE and
+/// the report (choreo.report/1) read the same way for both libraries.
 enum class Function : std::uint8_t {
   Alltoallv,
   NeighborAlltoallv,
   Allreduce,
   Bcast,
   Allgather,
+  Psgemr2d,
+  Pdgemr2d,
+  Pcgemr2d,
+  Pzgemr2d,
+  Pigemr2d,
+  Pstrmr2d,
+  Pdtrmr2d,
+  Pctrmr2d,
+  Pztrmr2d,
+  Pitrmr2d,
 };
-inline constexpr std::size_t kFunctionCount = 5;
-/// "MPI_Alltoallv", ...
+inline constexpr std::size_t kFunctionCount = 15;
+/// "MPI_Alltoallv", ..., "pdgemr2d", ...
 std::string_view function_name(Function function);
 
 /// CHOREO_MODE: who decides which calls choreo takes.

@@ -1,31 +1,12 @@
 #include "choreo/redist/measure.hpp"
 
-#include <malloc.h>
-
 #include <algorithm>
-#include <fstream>
 #include <string>
 
 #include "../mpi/timed_runs.hpp"
 #include "choreo/redist/local_array.hpp"
 
 namespace choreo::redist {
-namespace {
-
-/// A "VmRSS:" or "VmHWM:" line of /proc/self/status in bytes, or -1.
-std::int64_t status_bytes(const std::string& key) {
-  std::ifstream in("/proc/self/status");
-  std::string word;
-  while (in >> word) {
-    if (word != key) continue;
-    std::int64_t kib = -1;
-    in >> kib;
-    return kib < 0 ? -1 : kib * 1024;
-  }
-  return -1;
-}
-
-}  // namespace
 
 LocalArrays make_arrays(const ArrayDistribution& from, const ArrayDistribution& to, int rank) {
   LocalArrays arrays;
@@ -52,22 +33,6 @@ RunResult time_verified(MPI_Comm comm, const ArrayDistribution& to, LocalArrays&
     return problem;
   };
   return mpi::detail::time_iterations(comm, options, body);
-}
-
-PeakMemory::PeakMemory() {
-  // Hand memory that earlier methods freed back to the kernel first: glibc keeps it (its mmap
-  // threshold grows after large frees), and a method that reuses it would add nothing to the
-  // resident peak however large its buffers are.
-  malloc_trim(0);
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5" << std::flush;
-  if (clear) start_ = status_bytes("VmRSS:");
-}
-
-std::int64_t PeakMemory::extra_bytes() const {
-  const std::int64_t peak = status_bytes("VmHWM:");
-  if (start_ < 0 || peak < 0) return -1;
-  return std::max<std::int64_t>(0, peak - start_);
 }
 
 void warm_up_transport(MPI_Comm comm, std::int64_t bytes) {

@@ -226,6 +226,40 @@ SectionType section_type(const Transfer& transfer, bool source, MPI_Datatype bas
   return section_type(dims, base);
 }
 
-const char* to_string(Method method) { return method == Method::Pack ? "pack" : "datatype"; }
+SectionType layout_type(const std::vector<LocalSection>& sections, MPI_Datatype base) {
+  if (sections.empty())
+    throw Error("a message with no sections; build types for non-empty messages only");
+  if (sections.size() == 1) return section_type(sections.front().dims, base);
+  // A trapezoid's sections, each typed alone, joined by a struct in element order.
+  std::vector<SectionType> parts;
+  std::vector<MPI_Datatype> types;
+  std::vector<MPI_Aint> displacements;
+  int constructors = 1;
+  for (const LocalSection& s : sections) {
+    parts.push_back(section_type(s.dims, base));
+    types.push_back(parts.back().type());
+    displacements.push_back(parts.back().offset_bytes() - parts.front().offset_bytes());
+    constructors += parts.back().constructors();
+  }
+  const std::vector<int> ones(parts.size(), 1);
+  MPI_Datatype joined = MPI_DATATYPE_NULL;
+  check(MPI_Type_create_struct(to_int(static_cast<std::int64_t>(parts.size()), "section count"),
+                               ones.data(), displacements.data(), types.data(), &joined),
+        "MPI_Type_create_struct");
+  check(MPI_Type_commit(&joined), "MPI_Type_commit");
+  return SectionType(joined, parts.front().offset_bytes(), constructors);
+}
+
+const char* to_string(Method method) {
+  switch (method) {
+    case Method::Auto:
+      return "auto";
+    case Method::Datatype:
+      return "datatype";
+    case Method::Pack:
+      return "pack";
+  }
+  return "?";
+}
 
 }  // namespace choreo::redist

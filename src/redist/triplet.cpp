@@ -102,6 +102,37 @@ void compact(std::vector<Triplet>& triplets) {
   triplets = std::move(merged);
 }
 
+void normalize_ascending(std::vector<Triplet>& triplets) {
+  std::vector<Triplet> out;
+  out.reserve(triplets.size());
+  // The triplet being extended: [lower : last : step], step 0 while it holds one element.
+  std::int64_t lower = 0, last = 0, step = 0;
+  bool open = false;
+  const auto close = [&] { out.push_back(Triplet{lower, last, step == 0 ? 1 : step}); };
+  for (const Triplet& t : triplets) {
+    std::int64_t next = t.lower, left = t.count();
+    while (left > 0) {
+      if (!open) {
+        lower = last = next, step = 0, open = true;
+      } else if (step == 0) {
+        step = next - last, last = next;
+      } else if (next == last + step) {
+        // The rest of t continues the progression only if t has the same stride.
+        const std::int64_t take = t.stride == step ? left : 1;
+        last = next + (take - 1) * t.stride;
+        next += take * t.stride, left -= take;
+        continue;
+      } else {
+        close();
+        lower = last = next, step = 0;
+      }
+      next += t.stride, --left;
+    }
+  }
+  if (open) close();
+  triplets = std::move(out);
+}
+
 std::string to_string(const Triplet& t) {
   return fmt::format("[{}:{}:{}]", t.lower, t.upper, t.stride);
 }

@@ -1,8 +1,8 @@
 // choreo::redist::RedistPlan under mpiexec (2 to 4 ranks): named and random redistributions
 // of 1 to 3 dimensions, grids of different shapes and sizes on different subsets of the
-// communicator, padded leading dimensions, both methods; every element of every target array
-// checked against the function of the global index the source held, after two executions
-// (the second into another target array, which re-creates the persistent requests).
+// communicator, padded leading dimensions, every method (auto, datatype, pack); every element
+// of every target array checked against the function of the global index the source held,
+// after two executions (the second into another target array).
 //
 // Prints "redist: N cases OK" on rank 0 and exits 0 only when every element on every rank
 // was right; a wrong element is printed with its rank, case and global index.
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   try {
     check_compact(rank, check);
     for (const Case& c : cases(size))
-      for (Method method : {Method::Datatype, Method::Pack}) {
+      for (Method method : {Method::Auto, Method::Datatype, Method::Pack}) {
         run_case(c, method, rank, check);
         ++count;
       }

@@ -72,7 +72,7 @@ TEST(InterceptSettings, MalformedValuesNameTheVariableAndTheFix) {
       {{{"CHOREO_ALLREDUCE", "resilient:T=-1"}}, "T must be a whole number from 0 to 30"},
       {{{"CHOREO_ALLREDUCE", "fastest"}}, "CHOREO_ALLREDUCE=fastest: not a choice; use auto"},
       {{{"CHOREO_EXCHANGE", "best"}}, "CHOREO_EXCHANGE=best: not a schedule; use auto, direct"},
-      {{{"CHOREO_DISABLE", "MPI_Reduce"}}, "MPI_Reduce is not intercepted; list some of"},
+      {{{"CHOREO_DISABLE", "MPI_Reduce"}}, "MPI_Reduce is not taken by choreo; list some of"},
       {{{"CHOREO_REPORT", "report.txt"}}, "stderr, or a file name ending in .json"},
       {{{"CHOREO_MDOE", "choreo"}}, "CHOREO_MDOE is not a choreo setting; the settings are"},
   };

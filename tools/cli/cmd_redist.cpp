@@ -8,7 +8,10 @@
 #include <memory>
 
 #include "choreo/error.hpp"
+#include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
+#include "choreo/redist/rank_plan.hpp"
+#include "choreo/redist/relabel.hpp"
 #include "choreo/redist/scalapack.hpp"
 #include "cli/common.hpp"
 
@@ -21,7 +24,27 @@ struct RedistArgs {
   std::int64_t element_bytes = 8;
   int show = 8;  ///< triplets printed per processor pair in the table
   bool no_gcd = false, no_period = false;
+  std::int64_t rank = -1;  ///< >= 0: only this rank's plan (rank_plan.hpp)
+  bool relabel = false;    ///< permute the target grid's ranks to keep the most in place
 };
+
+nlohmann::json relabel_json(const redist::Relabelling& r, std::int64_t element_bytes) {
+  return {{"ranks", r.ranks},
+          {"kept_before_bytes", r.kept_before * element_bytes},
+          {"kept_after_bytes", r.kept_after * element_bytes},
+          {"bytes_saved", (r.kept_after - r.kept_before) * element_bytes},
+          {"array_bytes", r.elements * element_bytes}};
+}
+
+void print_relabel(const redist::Relabelling& r, const redist::ArrayDistribution& to,
+                   std::int64_t element_bytes) {
+  const auto bytes = [&](std::int64_t elements) {
+    return human_bytes(static_cast<double>(elements * element_bytes));
+  };
+  fmt::print("relabelled      --to {}\n", redist::to_string(to));
+  fmt::print("kept in place   {} of {} before, {} after: {} saved\n\n", bytes(r.kept_before),
+             bytes(r.elements), bytes(r.kept_after), bytes(r.kept_after - r.kept_before));
+}
 
 std::string triplets_text(const std::vector<redist::Triplet>& list, int show) {
   std::vector<std::string> parts;
@@ -117,14 +140,79 @@ void print_table(const redist::Plan& plan, const RedistArgs& a, double seconds) 
   fmt::print("plan time       {} (comm sets and sections, all ranks)\n", human_seconds(seconds));
 }
 
+/// One rank's plan: what it sends and receives, the time and memory it took.
+void run_rank(const redist::ArrayDistribution& from, const redist::ArrayDistribution& to,
+              const RedistArgs& a, const Global& global, nlohmann::json relabelling) {
+  const int rank = static_cast<int>(a.rank);
+  const redist::PeakMemory memory;
+  const auto start = std::chrono::steady_clock::now();
+  const redist::RankPlan plan = redist::plan_rank(from, to, rank);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::int64_t peak = memory.extra_bytes();
+  const std::int64_t held = plan.bytes();
+  const auto side_json = [&](const redist::RankSide& side) {
+    nlohmann::json messages = nlohmann::json::array();
+    for (const redist::PeerMessage& m : side.messages) {
+      nlohmann::json dims = nlohmann::json::array();
+      for (std::size_t d = 0; d < m.parts.size(); ++d) {
+        nlohmann::json triplets = nlohmann::json::array();
+        for (const redist::Triplet& t : side.dims[d][m.parts[d]].global)
+          triplets.push_back({t.lower, t.upper, t.stride});
+        dims.push_back(triplets);
+      }
+      messages.push_back({{"peer", m.peer},
+                          {"elements", m.elements},
+                          {"bytes", m.elements * a.element_bytes},
+                          {"dims", dims}});
+    }
+    return messages;
+  };
+  if (global.json)
+    return print_json({{"format", "choreo.redist-rank-plan/1"},
+                       {"shape", from.shape},
+                       {"from", redist::to_string(from)},
+                       {"to", redist::to_string(to)},
+                       {"rank", rank},
+                       {"ranks", std::max(redist::grid_size(from), redist::grid_size(to))},
+                       {"element_bytes", a.element_bytes},
+                       {"sends", side_json(plan.sends)},
+                       {"receives", side_json(plan.receives)},
+                       {"pieces", plan.pieces},
+                       {"plan_seconds", seconds},
+                       {"plan_bytes", held},
+                       {"peak_extra_bytes", peak},
+                       {"relabelling", relabelling}});
+  fmt::print("redistribution  {} {} -> {}, rank {}\n", fmt::join(from.shape, "x"),
+             redist::to_string(from), redist::to_string(to), rank);
+  fmt::print("{}", redist::to_text(plan, a.element_bytes, a.show));
+  fmt::print("plan time       {} (this rank's comm sets and messages)\n", human_seconds(seconds));
+  fmt::print("plan memory     {} held, {} peak resident rise\n",
+             human_bytes(static_cast<double>(held)),
+             peak < 0 ? std::string("?") : human_bytes(static_cast<double>(peak)));
+}
+
 void run(const RedistArgs& a, const Global& global) {
   if (a.element_bytes < 1)
     throw Error(fmt::format("--element-bytes must be at least 1, not {}", a.element_bytes));
   const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
   std::optional<int> ranks;
   if (a.ranks > 0) ranks = static_cast<int>(a.ranks);
-  const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks),
-                                  to = redist::parse_any_distribution(a.to, shape, ranks);
+  const redist::ArrayDistribution from = redist::parse_any_distribution(a.from, shape, ranks);
+  redist::ArrayDistribution to = redist::parse_any_distribution(a.to, shape, ranks);
+  for (const redist::ArrayDistribution* d :
+       {&from, static_cast<const redist::ArrayDistribution*>(&to)})
+    if (d->shape != shape)
+      throw Error(fmt::format("{} describes a {} array but --shape is {}",
+                              d == &from ? "--from" : "--to", fmt::join(d->shape, "x"), a.shape));
+  nlohmann::json relabelling = nullptr;
+  if (a.relabel) {
+    const redist::Relabelling r = redist::best_relabelling(from, to);
+    to = redist::relabelled(to, r);
+    relabelling = relabel_json(r, a.element_bytes);
+    if (!global.json) print_relabel(r, to, a.element_bytes);
+  }
+  if (a.rank >= 0) return run_rank(from, to, a, global, relabelling);
   redist::CommSetOptions options;
   options.reduce_by_gcd = !a.no_gcd;
   options.reduce_to_period = !a.no_period;
@@ -132,7 +220,11 @@ void run(const RedistArgs& a, const Global& global) {
   const redist::Plan plan = redist::make_plan(from, to, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (global.json) return print_json(to_json(plan, a, seconds));
+  if (global.json) {
+    nlohmann::json out = to_json(plan, a, seconds);
+    out["relabelling"] = relabelling;
+    return print_json(out);
+  }
   print_table(plan, a, seconds);
 }
 
@@ -162,6 +254,14 @@ void add_redist_command(CLI::App& app, const Global& global) {
   plan->add_option("--element-bytes", args->element_bytes, "Bytes per element (default 8)");
   plan->add_option("--show", args->show, "Triplets printed per processor pair (default 8)")
       ->check(CLI::NonNegativeNumber);
+  plan->add_option("--rank", args->rank,
+                   "Only this rank's plan: its sends and receives, computed from its own comm "
+                   "sets (what every rank does under MPI), with the time and memory it took")
+      ->check(CLI::NonNegativeNumber);
+  plan->add_flag("--relabel", args->relabel,
+                 "Let the target grid's ranks be permuted: choose the permutation that keeps the "
+                 "most data in place (a linear assignment), print it and the bytes saved, and "
+                 "plan with it");
   plan->add_flag("--no-gcd-reduction", args->no_gcd, "Skip reduction (1), by gcd of block sizes");
   plan->add_flag("--no-period-reduction", args->no_period,
                  "Skip reduction (2), to one period lcm(m1 p1, m2 p2)");

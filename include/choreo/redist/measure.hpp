@@ -11,6 +11,7 @@
 
 #include "choreo/mpi/executor.hpp"
 #include "choreo/redist/distribution.hpp"
+#include "choreo/redist/peak_memory.hpp"
 #include "choreo/run_result.hpp"
 
 namespace choreo::redist {
@@ -29,18 +30,6 @@ LocalArrays make_arrays(const ArrayDistribution& from, const ArrayDistribution& 
 /// the first wrong element, when any element on any rank is wrong.
 RunResult time_verified(MPI_Comm comm, const ArrayDistribution& to, LocalArrays& arrays,
                         const mpi::RunOptions& options, const std::function<void()>& execute);
-
-/// The peak resident memory a stretch of code adds (Linux: resets the kernel's high-water
-/// mark through /proc/self/clear_refs and reads VmHWM from /proc/self/status).
-class PeakMemory {
- public:
-  PeakMemory();  ///< resets the peak and records the resident size now
-  /// How far the peak rose above the resident size at construction; -1 when unknown.
-  std::int64_t extra_bytes() const;
-
- private:
-  std::int64_t start_ = -1;
-};
 
 /// Collective: every rank exchanges `bytes` with its neighbours (contiguous and strided), so
 /// that the MPI library's lazily allocated transport buffers exist before PeakMemory looks:

@@ -1,22 +1,27 @@
 #pragma once
-// Redistribution on MPI (paper 002, sec. 3.3): a Plan's array sections become MPI derived
-// datatypes, so data moves from the source array to the target array with no pack buffers.
+// Redistribution on MPI (paper 002, sec. 3.3), built once and executed many times:
 //
 //   choreo::redist::RedistPlan plan(MPI_COMM_WORLD, from, to, MPI_DOUBLE);  // once
 //   for (...) { fill(src); plan.execute(src, dst); use(dst); }              // many times
 //
-// The plan is built once: comm sets, one datatype per message and side, and persistent
-// requests (MPI_Send_init / MPI_Recv_init, one per rank pair; a rank's own data goes through a
-// send to itself with the same datatypes). execute() starts them all (MPI_Startall) and waits.
+// Each rank plans only its own messages (rank_plan.hpp: time and memory in proportion to what
+// it sends and receives, plus O(P)), then chooses for each side of each message how it moves
+// (the data path, docs/redistribution.md):
+//  - direct: the elements are contiguous in this rank's memory; MPI reads or writes the array;
+//  - datatype: an MPI derived datatype describes the section (paper 002's array-to-array
+//    transfer with no buffer);
+//  - pack: choreo copies the section into a buffer of its own (or out of one) and MPI moves
+//    a contiguous message.
+// Method::Auto (the default) takes direct where it can, datatypes for messages of at most
+// kDatatypeMaxBytes, and packs the rest: large messages with derived datatypes go through
+// MPI's pipelined copy, which costs a scheduler time slice per fragment when two ranks share a
+// core (125-975 ms instead of 10-20 ms for 2000x2000 doubles, measured with MPICH and Open MPI),
+// while a contiguous message takes MPI's single-copy path. So Auto is never slower than
+// packing wherever the ranks run. Method::Datatype and Method::Pack force one path (for
+// comparisons). Each side chooses alone: the message's type signature (n elements of the base
+// type) is the same either way.
 //
-// Buffers: persistent requests bind their buffers. The requests are created by the first
-// execute() for the buffers it gets, and re-created (a few microseconds per message, no
-// communication) whenever a later call passes other buffers; calling execute() with the same
-// two arrays every time costs nothing extra. The Pack method binds the plan's own buffers, so
-// it never re-creates requests.
-//
-// The Pack method (MPI_Pack into one buffer per message, MPI_Unpack out of it) is kept to
-// compare with: it needs about twice the moved data in buffers (buffer_bytes()).
+// A rank's own data is copied from the source to the target array directly, without MPI.
 #include <mpi.h>
 
 #include <cstdint>
@@ -24,17 +29,24 @@
 #include <string>
 #include <vector>
 
+#include "choreo/redist/message_layout.hpp"
 #include "choreo/redist/plan.hpp"
 
 namespace choreo::redist {
 
 enum class Method {
+  Auto,      ///< per message side: direct, datatype when small, pack otherwise (above)
   Datatype,  ///< derived datatypes from array to array, no buffers (the paper's "direct")
-  Pack,      ///< MPI_Pack / MPI_Unpack through one buffer per message
+  Pack,      ///< one buffer per message, packed and unpacked by choreo
 };
 
-/// "datatype" or "pack".
+/// "auto", "datatype" or "pack".
 const char* to_string(Method method);
+
+/// Auto's limit for a message side described by a derived datatype: below it MPI sends one
+/// eager message either way (Open MPI's shared-memory eager limit is 4 KiB), above it a
+/// non-contiguous message goes through MPI's pipelined copy (docs/redistribution.md).
+inline constexpr std::int64_t kDatatypeMaxBytes = 4096;
 
 /// A committed datatype describing one side of a transfer, and where it starts: send or
 /// receive `1` of `type` at `local array + offset_bytes`. Owns the type (MPI_Type_free).
@@ -72,9 +84,12 @@ SectionType section_type(const std::vector<std::vector<LocalTriplet>>& dims, MPI
 /// The source side (`source == true`) or the target side of a transfer.
 SectionType section_type(const Transfer& transfer, bool source, MPI_Datatype base);
 
+/// The datatype of a message side's sections (message_layout.hpp): one section_type, or a
+/// struct of them in order; its offset is the first section's.
+SectionType layout_type(const std::vector<LocalSection>& sections, MPI_Datatype base);
+
 struct RedistOptions {
-  Method method = Method::Datatype;
-  CommSetOptions comm_sets;  ///< the reductions (both on by default)
+  Method method = Method::Auto;
   /// MPI tag of every message. The plan communicates on its own duplicate of the
   /// communicator, so any tag is safe; it must be the same on every rank.
   int tag = 0x7264;
@@ -82,32 +97,31 @@ struct RedistOptions {
 
 /// What building the plan took on this rank, and what it holds.
 struct RedistStats {
-  double plan_seconds = 0;         ///< make_plan: comm sets and sections (0 when given a Plan)
+  double plan_seconds = 0;         ///< plan_rank: this rank's comm sets and messages
   double setup_seconds = 0;        ///< datatypes and buffers
   int sends = 0;                   ///< messages this rank sends (its local copy not counted)
   int receives = 0;                ///< messages it receives
   std::int64_t send_bytes = 0;     ///< bytes in them
   std::int64_t receive_bytes = 0;  ///< bytes in them
   std::int64_t copy_bytes = 0;     ///< bytes that stay on this rank
-  std::int64_t buffer_bytes = 0;   ///< Pack: the pack buffers; Datatype: 0
-  /// The plan and datatypes' own memory: the triplet lists kept for this rank's transfers (an
-  /// estimate of the datatypes' descriptions, which MPI stores in about the same size).
+  std::int64_t buffer_bytes = 0;   ///< pack buffers (0 when no message side packs)
+  /// The plan's own memory: this rank's triplets, sections and messages (RankPlan::bytes and
+  /// the sections the data path keeps).
   std::int64_t metadata_bytes = 0;
   int type_constructors = 0;  ///< MPI type constructors over all this rank's datatypes
+  /// Message sides (sends and receives, the local copy not counted) by data path.
+  int direct_sides = 0, datatype_sides = 0, pack_sides = 0;
 };
 
 class RedistPlan {
  public:
   /// Collective over `comm`: every rank calls it with the same distributions and options
-  /// (each computes the whole plan; ranks in neither grid take part in nothing afterwards).
-  /// Throws the same choreo::Error on every rank, before any communication, when the
-  /// distributions are inconsistent or need more ranks than comm has.
+  /// (each plans its own messages). Throws the same choreo::Error on every rank, before any
+  /// communication, when the distributions are inconsistent or need more ranks than comm has.
   RedistPlan(MPI_Comm comm, const ArrayDistribution& from, const ArrayDistribution& to,
              MPI_Datatype base, const RedistOptions& options = {});
-  /// The same, from a plan made by make_plan.
-  RedistPlan(MPI_Comm comm, Plan plan, MPI_Datatype base, const RedistOptions& options = {});
-  /// Frees requests, datatypes and the duplicate communicator (collective: destroy it on
-  /// every rank before MPI_Finalize).
+  /// Frees datatypes, buffers and the duplicate communicator (collective: destroy it on every
+  /// rank before MPI_Finalize).
   ~RedistPlan();
   RedistPlan(RedistPlan&&) noexcept;
   RedistPlan& operator=(RedistPlan&&) noexcept;
@@ -124,7 +138,7 @@ class RedistPlan {
   std::int64_t source_elements() const;
   std::int64_t target_elements() const;
 
-  const Plan& plan() const;
+  const RankPlan& plan() const;
   const RedistStats& stats() const;
   Method method() const;
 

@@ -37,6 +37,13 @@ Triplet clip(const Triplet& t, std::int64_t lo, std::int64_t hi);
 /// [0:8:2]; two single elements always merge). Greedy, so short but not always the shortest.
 void compact(std::vector<Triplet>& triplets);
 
+/// Rewrites triplets that are ascending and apart (each one's last element below the next one's
+/// first) as the unique greedy decomposition of their elements: from the smallest element, each
+/// triplet runs as far as its first step continues. Equal sets then give equal lists, whatever
+/// pieces they were computed from. O(triplets): a piece whose stride differs from the triplet
+/// being extended takes at most two steps.
+void normalize_ascending(std::vector<Triplet>& triplets);
+
 /// "[l:u:s]" as the paper writes it.
 std::string to_string(const Triplet& t);
 

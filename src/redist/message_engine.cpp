@@ -1,0 +1,260 @@
+#include "message_engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "choreo/error.hpp"
+
+namespace choreo::redist {
+namespace {
+
+void check(int status, const char* call) {
+  if (status != MPI_SUCCESS)
+    throw Error(fmt::format("{} failed (MPI error {}) in a redistribution", call, status));
+}
+
+int int_count(std::int64_t count, int peer) {
+  if (count > INT_MAX)
+    throw Error(fmt::format(
+        "a message to or from rank {} holds {} elements, more than MPI's int counts allow; "
+        "redistribute the array in parts, or with a larger element type",
+        peer, count));
+  return static_cast<int>(count);
+}
+
+/// A base type choreo may copy with memcpy: no gaps, no displacement.
+bool is_plain(MPI_Datatype base, MPI_Aint& extent, std::int64_t& size) {
+  MPI_Aint lb = 0, true_lb = 0, true_extent = 0;
+  MPI_Count bytes = 0;
+  check(MPI_Type_get_extent(base, &lb, &extent), "MPI_Type_get_extent");
+  check(MPI_Type_get_true_extent(base, &true_lb, &true_extent), "MPI_Type_get_true_extent");
+  check(MPI_Type_size_x(base, &bytes), "MPI_Type_size_x");
+  size = static_cast<std::int64_t>(bytes);
+  return lb == 0 && true_lb == 0 && extent == static_cast<MPI_Aint>(bytes) &&
+         true_extent == extent && bytes > 0;
+}
+
+std::int64_t sections_bytes(const std::vector<LocalSection>& sections) {
+  std::int64_t n = static_cast<std::int64_t>(sections.capacity() * sizeof(LocalSection));
+  for (const LocalSection& s : sections)
+    for (const auto& list : s.dims)
+      n += static_cast<std::int64_t>(list.capacity() * sizeof(LocalTriplet) + sizeof(list));
+  return n;
+}
+
+}  // namespace
+
+const char* to_string(SidePath path) {
+  switch (path) {
+    case SidePath::Direct:
+      return "direct";
+    case SidePath::Datatype:
+      return "datatype";
+    case SidePath::Pack:
+      return "pack";
+  }
+  return "?";
+}
+
+SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base) {
+  if (method == Method::Datatype) return SidePath::Datatype;
+  if (method == Method::Pack) return SidePath::Pack;
+  if (!plain_base) return SidePath::Datatype;
+  if (shape.contiguous()) return SidePath::Direct;
+  return bytes <= kDatatypeMaxBytes ? SidePath::Datatype : SidePath::Pack;
+}
+
+MessageEngine::MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method,
+                             int tag)
+    : comm_(comm), rank_(plan.rank), tag_(tag), method_(method), base_(base) {
+  const double start = MPI_Wtime();
+  plain_base_ = is_plain(base, extent_, element_bytes_);
+  for (const auto* side : {&plan.receives, &plan.sends}) {
+    const bool sending = side == &plan.sends;
+    for (const PeerMessage& m : side->messages) {
+      Side s;
+      s.peer = m.peer;
+      s.elements = m.elements;
+      s.sections = message_sections(plan, *side, m);
+      s.shape = shape_of(s.sections);
+      if (m.peer == rank_) {
+        (sending ? local_out_ : local_in_) = std::move(s);
+        has_local_ = true;
+        continue;
+      }
+      build_side(s, sending);
+      (sending ? sends_ : receives_).push_back(std::move(s));
+    }
+  }
+  // Without memcpy (a base type with gaps) the local copy goes through MPI too.
+  if (has_local_ && !plain_base_) {
+    for (Side* s : {&local_out_, &local_in_}) build_side(*s, s == &local_out_);
+    sends_.push_back(std::move(local_out_));
+    receives_.push_back(std::move(local_in_));
+    has_local_ = false;
+  }
+  // Lay the pack buffers out: each packing side's size becomes its offset.
+  for (auto* list : {&sends_, &receives_}) {
+    std::int64_t offset = 0;
+    for (Side& s : *list)
+      if (s.path == SidePath::Pack) std::swap(s.buffer_offset, offset), offset += s.buffer_offset;
+    (list == &sends_ ? send_buffer_ : receive_buffer_).resize(static_cast<std::size_t>(offset));
+  }
+  // Ring order: the first send goes to the next rank up, so that not every rank starts with
+  // the same peer.
+  const auto next_up =
+      std::find_if(sends_.begin(), sends_.end(), [&](const Side& s) { return s.peer > rank_; });
+  std::rotate(sends_.begin(), next_up, sends_.end());
+  receive_requests_.assign(receives_.size(), MPI_REQUEST_NULL);
+  send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
+  completed_.assign(receives_.size(), 0);
+  if (has_local_) stats_.copy_bytes = local_out_.elements * element_bytes_;
+  stats_.metadata_bytes += sections_bytes(local_out_.sections) + sections_bytes(local_in_.sections);
+  stats_.setup_seconds = MPI_Wtime() - start;
+}
+
+void MessageEngine::build_side(Side& s, bool sending) {
+  const std::int64_t bytes = s.elements * element_bytes_;
+  s.path = choose_path(method_, s.shape, bytes, plain_base_);
+  if (s.peer != rank_) {
+    (sending ? stats_.sends : stats_.receives) += 1;
+    (sending ? stats_.send_bytes : stats_.receive_bytes) += bytes;
+    (s.path == SidePath::Direct     ? stats_.direct_sides
+     : s.path == SidePath::Datatype ? stats_.datatype_sides
+                                    : stats_.pack_sides) += 1;
+  }
+  if (s.path == SidePath::Datatype || (s.path == SidePath::Pack && !plain_base_)) {
+    s.type = layout_type(s.sections, base_);
+    stats_.type_constructors += s.type.constructors();
+  }
+  if (s.path == SidePath::Pack) {
+    std::int64_t buffer = bytes;
+    if (!plain_base_) {
+      int packed = 0;
+      check(MPI_Pack_size(1, s.type.type(), comm_, &packed), "MPI_Pack_size");
+      buffer = packed;
+      s.wire_count = packed;
+    } else {
+      s.wire_count = int_count(s.elements, s.peer);
+    }
+    s.buffer_offset = buffer;  // its size, until the constructor lays the buffers out
+    stats_.buffer_bytes += buffer;
+  } else if (s.path == SidePath::Direct) {
+    s.wire_count = int_count(s.elements, s.peer);
+  }
+  // Only the pack loops walk the sections again.
+  if (!(s.path == SidePath::Pack && plain_base_)) {
+    s.sections.clear();
+    s.sections.shrink_to_fit();
+  }
+  stats_.metadata_bytes += sections_bytes(s.sections);
+}
+
+void MessageEngine::post_receives(void* target) {
+  char* base = static_cast<char*>(target);
+  for (std::size_t k = 0; k < receives_.size(); ++k) {
+    Side& s = receives_[k];
+    MPI_Request* r = &receive_requests_[k];
+    switch (s.path) {
+      case SidePath::Direct:
+        check(
+            MPI_Irecv(base + s.shape.offset * extent_, s.wire_count, base_, s.peer, tag_, comm_, r),
+            "MPI_Irecv");
+        break;
+      case SidePath::Datatype:
+        check(MPI_Irecv(base + s.type.offset_bytes(), 1, s.type.type(), s.peer, tag_, comm_, r),
+              "MPI_Irecv");
+        break;
+      case SidePath::Pack:
+        check(MPI_Irecv(receive_buffer_.data() + s.buffer_offset, s.wire_count,
+                        plain_base_ ? base_ : MPI_PACKED, s.peer, tag_, comm_, r),
+              "MPI_Irecv");
+        break;
+    }
+  }
+}
+
+void MessageEngine::send_all(const void* source) {
+  const char* base = static_cast<const char*>(source);
+  for (std::size_t k = 0; k < sends_.size(); ++k) {
+    Side& s = sends_[k];
+    MPI_Request* r = &send_requests_[k];
+    switch (s.path) {
+      case SidePath::Direct:
+        check(
+            MPI_Isend(base + s.shape.offset * extent_, s.wire_count, base_, s.peer, tag_, comm_, r),
+            "MPI_Isend");
+        break;
+      case SidePath::Datatype:
+        check(MPI_Isend(base + s.type.offset_bytes(), 1, s.type.type(), s.peer, tag_, comm_, r),
+              "MPI_Isend");
+        break;
+      case SidePath::Pack: {
+        char* buffer = send_buffer_.data() + s.buffer_offset;
+        if (plain_base_) {
+          pack(s.sections, source, buffer, element_bytes_);
+        } else {
+          int position = 0;
+          check(MPI_Pack(base + s.type.offset_bytes(), 1, s.type.type(), buffer, s.wire_count,
+                         &position, comm_),
+                "MPI_Pack");
+        }
+        check(MPI_Isend(buffer, s.wire_count, plain_base_ ? base_ : MPI_PACKED, s.peer, tag_, comm_,
+                        r),
+              "MPI_Isend");
+        break;
+      }
+    }
+  }
+}
+
+void MessageEngine::copy_local(const void* source, void* target) {
+  if (has_local_)
+    copy_between(local_out_.sections, source, local_in_.sections, target, element_bytes_);
+}
+
+void MessageEngine::finish_receives(void* target) {
+  const int n = static_cast<int>(receive_requests_.size());
+  int left = n;
+  while (left > 0) {
+    int done = 0;
+    check(MPI_Waitsome(n, receive_requests_.data(), &done, completed_.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitsome");
+    if (done == MPI_UNDEFINED) break;
+    left -= done;
+    for (int i = 0; i < done; ++i) {
+      Side& s = receives_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])];
+      if (s.path != SidePath::Pack) continue;
+      const char* buffer = receive_buffer_.data() + s.buffer_offset;
+      if (plain_base_) {
+        unpack(s.sections, buffer, target, element_bytes_);
+      } else {
+        int position = 0;
+        check(
+            MPI_Unpack(buffer, s.wire_count, &position,
+                       static_cast<char*>(target) + s.type.offset_bytes(), 1, s.type.type(), comm_),
+            "MPI_Unpack");
+      }
+    }
+  }
+}
+
+void MessageEngine::execute(const void* source, void* target) {
+  const bool sends = !sends_.empty() || has_local_, receives = !receives_.empty() || has_local_;
+  if ((sends && source == nullptr) || (receives && target == nullptr))
+    throw Error(fmt::format("rank {} {} but was given no {} array; pass its local array", rank_,
+                            sends && source == nullptr ? "holds source data" : "receives data",
+                            sends && source == nullptr ? "source" : "target"));
+  post_receives(target);
+  send_all(source);
+  copy_local(source, target);
+  finish_receives(target);
+  if (!send_requests_.empty())
+    check(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(),
+                      MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+}
+
+}  // namespace choreo::redist

@@ -1,0 +1,76 @@
+#pragma once
+// Moves one rank's messages of a redistribution (a RankPlan) on MPI, each message side by the
+// data path its shape calls for (mpi.hpp: direct, datatype or pack). Built once per plan:
+// datatypes, the sections the pack loops walk and the pack buffers; execute() then posts every
+// receive, packs and sends in ring order, copies the rank's own data while the messages fly,
+// and unpacks each packed message as it arrives. Shared by RedistPlan and the ScaLAPACK entry
+// points (src/scalapack).
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "choreo/redist/mpi.hpp"
+
+namespace choreo::redist {
+
+enum class SidePath : std::uint8_t { Direct, Datatype, Pack };
+const char* to_string(SidePath path);
+
+/// How a message side of `shape` and `bytes` moves under `method`; `plain_base`: the base
+/// type is contiguous (choreo packs it with memcpy; otherwise every side is a datatype unless
+/// `method` is Pack, which then packs with MPI_Pack on both sides).
+SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base);
+
+class MessageEngine {
+ public:
+  /// `comm` carries only this engine's messages (a private communicator; the caller keeps it
+  /// alive), every rank uses the same `tag` and `method`. Throws choreo::Error when a message
+  /// is too large for MPI's int counts or a datatype cannot be built.
+  MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method, int tag);
+  MessageEngine(const MessageEngine&) = delete;
+  MessageEngine& operator=(const MessageEngine&) = delete;
+
+  /// This rank's sends and receives, complete on return. `source` / `target` may be null when
+  /// the rank sends / receives nothing; throws choreo::Error when one it needs is null.
+  void execute(const void* source, void* target);
+
+  /// Fills every field of RedistStats but plan_seconds.
+  const RedistStats& stats() const { return stats_; }
+
+ private:
+  struct Side {
+    int peer = 0;
+    SidePath path = SidePath::Pack;
+    std::int64_t elements = 0;
+    std::vector<LocalSection> sections;  ///< kept for packing and the local copy
+    LayoutShape shape;
+    SectionType type;                ///< datatype path, and MPI_Pack of a non-contiguous base
+    std::int64_t buffer_offset = 0;  ///< pack path: bytes into the pack buffer
+    int wire_count = 0;              ///< pack / direct: count of the wire type
+  };
+
+  void build_side(Side& side, bool sending);
+  void post_receives(void* target);
+  void send_all(const void* source);
+  void copy_local(const void* source, void* target);
+  void finish_receives(void* target);
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int tag_ = 0;
+  Method method_;
+  MPI_Datatype base_;
+  MPI_Aint extent_ = 0;
+  std::int64_t element_bytes_ = 0;
+  bool plain_base_ = true;
+  std::vector<Side> sends_, receives_;  ///< the local copy excluded
+  Side local_out_, local_in_;
+  bool has_local_ = false;
+  std::vector<char> send_buffer_, receive_buffer_;
+  std::vector<MPI_Request> receive_requests_, send_requests_;
+  std::vector<int> completed_;
+  RedistStats stats_;
+};
+
+}  // namespace choreo::redist
