@@ -1,34 +1,40 @@
 #!/usr/bin/env bash
-# Paper 002's Tables 1-3 on this machine: choreo's block-cyclic redistribution (derived
-# datatypes and MPI_Pack/MPI_Unpack) side by side with ScaLAPACK's pdgemr2d, on the issue's
-# four cases and 2000x2000 / 4000x4000 doubles, with MPICH on 2 ranks (1x2 grids) and Open MPI
-# on 4 ranks (2x2 grids, oversubscribed on this 2-core machine: it measures overheads).
-# Every result is verified element by element. Writes DIR/redist.csv and DIR/redist.md.
+# choreo's redistribution side by side with ScaLAPACK's pdgemr2d (docs/BENCHMARKS.md): the
+# issue's four cases on 2000x2000 doubles, ScaLAPACK's own pdgemr2d, choreo's drop-in
+# (libchoreo_scalapack.so) and the C++ RedistPlan with each data path, interleaved in one run
+# on the same arrays, every element checked. Runs:
+#   MPICH, 2 ranks on a 1x2 grid: bound to a core each, unbound, and both on one core (the
+#   binding effect, docs/redistribution.md);
+#   Open MPI, 4 ranks on a 2x2 grid (oversubscribed: 4 ranks on 2 cores);
+# then one rank's plan at 1024 and 4096 ranks against the plan of every rank pair.
+# Writes DIR/redist.csv, DIR/redist.md (medians and speed-ups), DIR/plan.csv.
 set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-usage: bench/redist_bench.sh [-o DIR] [--shapes 2000x2000,4000x4000] [--reps 10]
-                             [--mpich-build DIR] [--openmpi-build DIR]
+usage: bench/redist_bench.sh [-o DIR] [--reps 30] [--n 2000] [--mpich-build DIR]
+                             [--openmpi-build DIR] [--no-plan]
 
-Needs choreo-bench-redist in both builds (scripts/build default and scripts/build openmpi,
-with libscalapack-mpich-dev and libscalapack-openmpi-dev installed).
+Needs choreo-bench-redist in both builds (scripts/build default, scripts/build openmpi, with
+libscalapack-mpich-dev and libscalapack-openmpi-dev installed) and choreo-bench-redist-plan.
 USAGE
 }
 
 cd "$(dirname "$0")/.."
 out=out/redist
-shapes=2000x2000,4000x4000
-reps=10
+reps=30
+n=2000
 mpich_build=build/default
 ompi_build=build/openmpi
+plan=1
 while [ $# -gt 0 ]; do
   case "$1" in
     -o) out=$2; shift 2 ;;
-    --shapes) shapes=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
+    --n) n=$2; shift 2 ;;
     --mpich-build) mpich_build=$2; shift 2 ;;
     --openmpi-build) ompi_build=$2; shift 2 ;;
+    --no-plan) plan=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "redist_bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -40,32 +46,44 @@ done
 mkdir -p "$out"
 csv=$out/redist.csv
 rm -f "$csv"
-echo "== MPICH, 2 ranks" >&2
-mpiexec.mpich -n 2 "$mpich_build/bench/choreo-bench-redist" --shapes "$shapes" --reps "$reps" -o "$csv"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+bench() { "$@" --n "$n" --reps "$reps" -o "$csv"; }
+echo "== MPICH, 2 ranks, bound" >&2
+bench mpiexec.mpich -bind-to core -n 2 "$mpich_build/bench/choreo-bench-redist" --label bound
+echo "== MPICH, 2 ranks, unbound" >&2
+bench mpiexec.mpich -bind-to none -n 2 "$mpich_build/bench/choreo-bench-redist" --label unbound
+echo "== MPICH, 2 ranks on one core" >&2
+bench mpiexec.mpich -bind-to user:0,0 -n 2 "$mpich_build/bench/choreo-bench-redist" \
+  --label one-core
 echo "== Open MPI, 4 ranks (oversubscribed)" >&2
-mpiexec.openmpi --allow-run-as-root --oversubscribe -n 4 \
-  "$ompi_build/bench/choreo-bench-redist" --shapes "$shapes" --reps "$reps" -o "$csv"
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 bench mpiexec.openmpi \
+  --oversubscribe --bind-to none -n 4 "$ompi_build/bench/choreo-bench-redist" --label unbound
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+if [ "$plan" -eq 1 ]; then
+  echo "== one rank's plan at 1024 and 4096 ranks" >&2
+  "$mpich_build/bench/choreo-bench-redist-plan" --ranks 1024,4096 -o "$out/plan.csv"
+fi
 
-# One Markdown row per case: the three methods' medians, the speed-ups, comm sets, memory.
+# One Markdown row per run and case: the medians (ms) and each method's speed-up over pdgemr2d.
 python3 - "$csv" >"$out/redist.md" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-cases = {}
+runs = {}
 for r in rows:
-    key = (r["mpi"].split(":")[0].split(" Version")[0], r["ranks"], r["shape"], r["from"], r["to"])
-    cases.setdefault(key, {})[r["method"]] = r
-ms = lambda s: f"{float(s) * 1e3:.2f}"
-mib = lambda b: "?" if int(b) < 0 else f"{int(b) / 2**20:.2f}"
-print("| MPI | ranks | shape | from -> to | pdgemr2d ms | datatype ms | pack ms | speed-up datatype | speed-up pack "
-      "| comm sets full / reduced ms | comm sets % of datatype | extra MiB pdgemr2d / datatype / pack (array MiB per rank) |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-for (mpi, ranks, shape, f, t), m in cases.items():
-    p, d, k = m["pdgemr2d"], m["datatype"], m["pack"]
-    share = 100 * float(d["commsets_reduced_s"]) / float(d["median_s"])
-    print(f"| {mpi} | {ranks} | {shape} | ({f}) -> ({t}) | {ms(p['median_s'])} | {ms(d['median_s'])} | {ms(k['median_s'])} "
-          f"| {float(d['speedup_vs_pdgemr2d']):.1f}x | {float(k['speedup_vs_pdgemr2d']):.1f}x "
-          f"| {ms(d['commsets_full_s'])} / {ms(d['commsets_reduced_s'])} | {share:.2f}% "
-          f"| {mib(p['peak_extra_bytes'])} / {mib(d['peak_extra_bytes'])} / {mib(k['peak_extra_bytes'])} "
-          f"({int(d['array_bytes_per_rank']) / 2**20:.0f}) |")
+    mpi = r["mpi"].split(" Version")[0].split(":")[0]
+    key = (mpi, r["grid"], r["binding"], r["case"])
+    runs.setdefault(key, {})[r["method"]] = r
+methods = ["pdgemr2d", "choreo pdgemr2d", "auto", "datatype", "pack"]
+print("| MPI | grid | ranks bound | case | " + " | ".join(f"{m} ms" for m in methods) +
+      " | choreo pdgemr2d / pdgemr2d |")
+print("|---|---|---|---|" + "---|" * (len(methods) + 1))
+for (mpi, grid, binding, case), m in runs.items():
+    cells = []
+    for name in methods:
+        r = m.get(name)
+        cells.append("-" if r is None else
+                     f"{float(r['median_s']) * 1e3:.2f} [{float(r['q1_s']) * 1e3:.1f}, {float(r['q3_s']) * 1e3:.1f}]")
+    speed = float(m["choreo pdgemr2d"]["speedup_vs_pdgemr2d"])
+    print(f"| {mpi} | {grid} | {binding} | {case} | " + " | ".join(cells) + f" | **{speed:.1f}x** |")
 PY
 cat "$out/redist.md"
