@@ -8,7 +8,7 @@
 #include "choreo/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/mpi.hpp"
-#include "message_engine.hpp"
+#include "measured_engine.hpp"
 
 namespace choreo::redist {
 namespace {
@@ -25,8 +25,17 @@ struct RedistPlan::State {
   RankPlan plan;
   Method method = Method::Auto;
   MPI_Comm comm = MPI_COMM_NULL;
-  std::optional<MessageEngine> engine;
+  std::optional<MeasuredEngine> engine;
   RedistStats stats;
+  bool settled = false;  ///< stats are the engine's for good (Auto's measurement is over)
+
+  /// The engine's stats with what the plan adds.
+  void refresh_stats(double plan_seconds) {
+    stats = engine->stats();
+    stats.plan_seconds = plan_seconds;
+    stats.metadata_bytes += plan.bytes();
+    settled = engine->settled();
+  }
 
   ~State() {
     engine.reset();
@@ -58,9 +67,7 @@ RedistPlan::RedistPlan(MPI_Comm comm, const ArrayDistribution& from, const Array
   const double plan_seconds = MPI_Wtime() - start;
   check(MPI_Comm_dup(comm, &state->comm), "MPI_Comm_dup");
   state->engine.emplace(state->comm, state->plan, base, options.method, options.tag);
-  state->stats = state->engine->stats();
-  state->stats.plan_seconds = plan_seconds;
-  state->stats.metadata_bytes += state->plan.bytes();
+  state->refresh_stats(plan_seconds);
   state_ = std::move(state);
 }
 
@@ -72,6 +79,7 @@ void RedistPlan::execute(const void* source, void* target) {
   if (!state_)
     throw Error("RedistPlan::execute on a moved-from plan; execute the plan it moved to");
   state_->engine->execute(source, target);
+  if (!state_->settled && state_->engine->settled()) state_->refresh_stats(state_->stats.plan_seconds);
 }
 
 std::int64_t RedistPlan::source_elements() const {

@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "../redist/message_engine.hpp"
+#include "../redist/measured_engine.hpp"
 #include "call.hpp"
 
 namespace choreo::scalapack {
@@ -32,7 +32,7 @@ struct GridsEntry {
 struct PlanEntry {
   GlobalKey key{};
   std::int64_t lld_a = 0, lld_b = 0;
-  std::unique_ptr<redist::MessageEngine> engine;
+  std::unique_ptr<redist::MeasuredEngine> engine;
 };
 
 struct ContextState {

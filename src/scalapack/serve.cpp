@@ -201,7 +201,7 @@ bool serve(const Call& call) {
         redist::plan_rank(side_view(with_fields(a, key, 0), grids->a_ranks),
                           side_view(with_fields(b, key, kSideFields), grids->b_ranks),
                           {call.m, call.n}, region, state.rank);
-    auto engine = std::make_unique<redist::MessageEngine>(
+    auto engine = std::make_unique<redist::MeasuredEngine>(
         state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag);
     plan = &remember(state.plans, PlanEntry{key, a.lld, b.lld, std::move(engine)}, kPlansCached);
     record.planned(now_ns() - start);

@@ -1,0 +1,40 @@
+#pragma once
+// Method::Auto's data path, settled by measurement on this rank (mpi.hpp). The rule (packing
+// a large non-contiguous message side, datatypes for small ones) never loses much: derived
+// datatypes cost 10-14x when two ranks share a core under MPICH (docs/redistribution.md).
+// But where each rank has a core, or under Open MPI, datatypes were 1.2-1.6x faster than
+// packing. So where the rule packs some side, this rank also builds the all-datatype engine,
+// runs the rule's on the first three executes (the first is a warm-up), the datatype one on
+// the next two, and keeps the faster from then on (the datatype one must win by 3%, the best
+// of two each). Every rank switches at the same execute, so the two timings compare all
+// ranks on the rule with all on datatypes. No agreement between ranks is needed for the data
+// to be right: each message side chooses its path alone and the type signature on the wire is
+// the same either way (message_engine.hpp); ranks that decide differently run a mix that was
+// not timed (seen under Open MPI with 4 ranks on 2 cores, docs/BENCHMARKS.md).
+#include <mpi.h>
+
+#include <memory>
+
+#include "message_engine.hpp"
+
+namespace choreo::redist {
+
+class MeasuredEngine {
+ public:
+  MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method, int tag);
+  MeasuredEngine(const MeasuredEngine&) = delete;
+  MeasuredEngine& operator=(const MeasuredEngine&) = delete;
+
+  void execute(const void* source, void* target);
+  /// The engine in use: the rule's until the measurement chose the datatype one.
+  const RedistStats& stats() const;
+  /// Whether the measurement is over (or there was nothing to measure).
+  bool settled() const { return !datatype_ || !rule_; }
+
+ private:
+  std::unique_ptr<MessageEngine> rule_, datatype_;
+  int executes_ = 0;
+  double rule_seconds_ = 0, datatype_seconds_ = 0;
+};
+
+}  // namespace choreo::redist
