@@ -94,7 +94,8 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Alltoallv);
-  if (auto reason = blanket_reason(Function::Alltoallv, record)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Alltoallv, record))
+    return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL) return mpi();  // MPI reports the error as it would
   return guarded(record, mpi, [&]() -> int {
     CommState& state = state_of(comm);

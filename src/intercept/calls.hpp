@@ -25,9 +25,12 @@ inline bool asked_for(Function function) {
   const Config& config = runtime().config;
   switch (function) {
     case Function::Alltoallv:
-    case Function::NeighborAlltoallv: return config.exchange != ExchangeAlgorithm::Auto;
-    case Function::Allreduce: return config.allreduce == AllreduceChoice::Resilient;
-    default: return false;
+    case Function::NeighborAlltoallv:
+      return config.exchange != ExchangeAlgorithm::Auto;
+    case Function::Allreduce:
+      return config.allreduce == AllreduceChoice::Resilient;
+    default:
+      return false;
   }
 }
 

@@ -90,7 +90,8 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
   auto mpi = [&] { return next::Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allreduce);
-  if (auto reason = blanket_reason(Function::Allreduce, record)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Allreduce, record))
+    return record.hand_over(*reason, mpi);
   if (comm == MPI_COMM_NULL || type == MPI_DATATYPE_NULL || op == MPI_OP_NULL) return mpi();
   return guarded(record, mpi, [&]() -> int {
     int size = 0;
@@ -166,7 +167,8 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allgather);
-  if (auto reason = blanket_reason(Function::Allgather, record)) return record.hand_over(*reason, mpi);
+  if (auto reason = blanket_reason(Function::Allgather, record))
+    return record.hand_over(*reason, mpi);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (comm == MPI_COMM_NULL || recvtype == MPI_DATATYPE_NULL || recvcount < 0 ||
       (!in_place && (sendtype == MPI_DATATYPE_NULL || sendcount < 0)))

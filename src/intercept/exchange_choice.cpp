@@ -7,9 +7,12 @@ namespace {
 
 bool allowed(Candidate c, const ChoiceRules& rules) {
   switch (c) {
-    case Candidate::Planned: return true;
-    case Candidate::Direct: return rules.allow_direct;
-    case Candidate::Mpi: return rules.allow_mpi;
+    case Candidate::Planned:
+      return true;
+    case Candidate::Direct:
+      return rules.allow_direct;
+    case Candidate::Mpi:
+      return rules.allow_mpi;
   }
   return false;
 }
@@ -19,8 +22,8 @@ bool allowed(Candidate c, const ChoiceRules& rules) {
 std::initializer_list<Candidate> trial_order(const ChoiceRules& rules) {
   static constexpr std::initializer_list<Candidate> kChoreoFirst = {
       Candidate::Planned, Candidate::Mpi, Candidate::Direct};
-  static constexpr std::initializer_list<Candidate> kMpiFirst = {
-      Candidate::Mpi, Candidate::Planned, Candidate::Direct};
+  static constexpr std::initializer_list<Candidate> kMpiFirst = {Candidate::Mpi, Candidate::Planned,
+                                                                 Candidate::Direct};
   return rules.model_prefers_mpi ? kMpiFirst : kChoreoFirst;
 }
 

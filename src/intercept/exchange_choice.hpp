@@ -28,8 +28,8 @@ struct CandidateTimes {
 };
 
 struct ChoiceRules {
-  bool allow_mpi = true;     ///< false with CHOREO_MODE=choreo (choreo's path is forced)
-  bool allow_direct = true;  ///< false when the plan is Direct or a setting names a schedule
+  bool allow_mpi = true;           ///< false with CHOREO_MODE=choreo (choreo's path is forced)
+  bool allow_direct = true;        ///< false when the plan is Direct or a setting names a schedule
   bool model_prefers_mpi = false;  ///< the model's verdict: which to time first
 };
 

@@ -294,9 +294,9 @@ void checkpoint(CommState& state, ExchangeSite& site, const ExchangeArgs& args, 
     choose();
   }
   const bool measuring = entry != nullptr && still_measuring(entry->times, rules_for(*entry));
-  const std::uint64_t longest = measuring                          ? kMeasuringInterval
+  const std::uint64_t longest = measuring                        ? kMeasuringInterval
                                 : site.running != Candidate::Mpi ? kLongestChoreoInterval
-                                                                   : kLongestMpiInterval;
+                                                                 : kLongestMpiInterval;
   site.interval = planned ? 1 : std::min(2 * site.interval, longest);
   site.next_checkpoint = site.calls + site.interval;
   site.window_calls = site.window_repeats = 0;

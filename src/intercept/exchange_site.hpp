@@ -59,8 +59,8 @@ struct ExchangeEntry {
   // The plan: blocks in the order to post and start them.
   bool choreo_wins = true;  ///< the model's verdict against MPI's own call
   ExchangeAlgorithm algorithm = ExchangeAlgorithm::Direct;  ///< the plan's schedule
-  CandidateTimes times;            ///< agreed measurements of the ways to run it
-  bool paced = false;       ///< the plan waits between sends: ranks start together
+  CandidateTimes times;  ///< agreed measurements of the ways to run it
+  bool paced = false;    ///< the plan waits between sends: ranks start together
   /// Planned with paper 000's closed-form model only (a new pattern's first call must be
   /// quick); planned again with the simulator once every rank has seen the pattern again.
   bool provisional = false;

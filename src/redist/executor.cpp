@@ -79,7 +79,8 @@ void RedistPlan::execute(const void* source, void* target) {
   if (!state_)
     throw Error("RedistPlan::execute on a moved-from plan; execute the plan it moved to");
   state_->engine->execute(source, target);
-  if (!state_->settled && state_->engine->settled()) state_->refresh_stats(state_->stats.plan_seconds);
+  if (!state_->settled && state_->engine->settled())
+    state_->refresh_stats(state_->stats.plan_seconds);
 }
 
 std::int64_t RedistPlan::source_elements() const {
