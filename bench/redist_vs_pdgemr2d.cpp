@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/mpi/timed_runs.hpp"
 #include "choreo/error.hpp"
 #include "choreo/redist/mpi.hpp"
 #include "choreo/redist/peak_memory.hpp"
@@ -173,14 +174,6 @@ std::string affinity(int rank, int size) {
   return out;
 }
 
-std::string library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  const std::string v(text, static_cast<std::size_t>(length));
-  return v.substr(0, v.find_first_of("\n,"));
-}
-
 ArrayDistribution distribution_of(const Matrix& x, int p, int q) {
   return from_scalapack({1, 0, x.m, x.n, x.mb, x.nb, x.rsrc, x.csrc,
                          std::max(1, numroc(x.m, x.mb, x.rsrc, x.rsrc, p))},
@@ -313,7 +306,7 @@ int main(int argc, char** argv) {
     int context = -1;
     Cblacs_get(0, 0, &context);
     Cblacs_gridinit(&context, "Row", p, q);
-    const std::string mpi = library_version();
+    const std::string mpi = choreo::mpi::detail::library_version();
     const std::string bound = affinity(rank, size);
     std::FILE* csv = nullptr;
     if (rank == 0) {

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "../mpi/timed_runs.hpp"
+
 extern char** environ;
 
 namespace choreo::scalapack {
@@ -15,14 +17,6 @@ namespace {
 
 bool g_world_covered = false;
 void (*g_release)() = nullptr;
-
-std::string library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  const std::string v(text, static_cast<std::size_t>(length));
-  return v.substr(0, v.find_first_of("\n,"));
-}
 
 std::string mode_name(intercept::Mode mode) {
   return mode == intercept::Mode::Mpi ? "mpi" : mode == intercept::Mode::Choreo ? "choreo" : "auto";
@@ -63,7 +57,7 @@ void write_report() {
     path = fmt::format("{}.rank{}.json", path.substr(0, path.size() - 5), rank);
   }
   intercept::Totals totals = intercept::totals_from(sums, maxima, ranks);
-  totals.mpi_library = library_version();
+  totals.mpi_library = mpi::detail::library_version();
   totals.mode = rt.problems.empty() ? mode_name(rt.config.mode) : "mpi (settings problem)";
   if (!g_world_covered) totals.mode += fmt::format(", rank {} alone", rank);
   write(totals, path);
