@@ -244,9 +244,10 @@ figures() {
     'MPI_Alltoallv time / the same call through choreo (osu_alltoallv, 64 nodes, 1 GbE switch, 63 KiB)' \
     'MPI / choreo (above 1: choreo faster)' none \
     "set arrow from graph 0, first 1.4 to graph 1, first 1.4 nohead dt 2 lc rgb 'dark-green'" \
-    "set label 'target 1.4x (scale-free)' at graph 0.01, first 1.45 tc rgb 'dark-green'" \
+    "set style textbox opaque noborder" \
+    "set label 'target 1.4x (scale-free)' at graph 0.01, first 1.4 front boxed tc rgb 'dark-green'" \
     "set arrow from graph 0, first 1/1.05 to graph 1, first 1/1.05 nohead dt 3 lc rgb 'red'" \
-    "set label '1/1.05' at graph 0.01, first 0.9 tc rgb 'red'"
+    "set label '1/1.05' at graph 0.01, first 1/1.05 front boxed tc rgb 'red'"
   data=$out/schedules.dat
   local selector=${selectors%% *}
   awk -F, -v sel="$selector" '
