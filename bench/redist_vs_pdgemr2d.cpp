@@ -52,6 +52,7 @@ struct Args {
   int reps = 20, warmup = 2;
   std::string label = "unbound";
   std::string csv;
+  std::vector<std::string> only;  ///< run only these cases (all when empty)
 };
 
 /// One matrix of a case: its blocks, first process and (1-based) submatrix corner.
@@ -292,6 +293,9 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--label", args.label, "How the ranks are bound, for the CSV (default unbound)");
   app.add_option("-o,--csv", args.csv, "Append the rows to this CSV file (header when new)");
+  app.add_option("--case", args.only, "Run only this case (repeatable; default: all four)")
+      ->check(CLI::IsMember(
+          {"cyclic->block", "cyclic->cyclic(50)", "cyclic(7)->cyclic(5)", "submatrix"}));
   try {
     app.parse(argc, argv);
     // ScaLAPACK's own routine, in the library that defines BLACS.
@@ -324,7 +328,10 @@ int main(int argc, char** argv) {
                      "speedup_vs_pdgemr2d,peak_extra_bytes,paths\n");
       }
     }
-    for (const Case& c : cases(args.n, p, q)) run_case(c, args, context, p, q, scalapack, csv, mpi);
+    for (const Case& c : cases(args.n, p, q))
+      if (args.only.empty() ||
+          std::find(args.only.begin(), args.only.end(), c.name) != args.only.end())
+        run_case(c, args, context, p, q, scalapack, csv, mpi);
     if (csv != nullptr) std::fclose(csv);
     Cblacs_gridexit(context);
   } catch (const CLI::ParseError& e) {

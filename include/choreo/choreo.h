@@ -271,7 +271,8 @@ CHOREO_API int choreo_redist_local_elements(const choreo_redist_t* redist, int64
 
 /** Moves this rank's part from its source local array to its target local array (either may
  *  be NULL when the rank holds no elements of it); returns when this rank's sends and
- *  receives are complete. The arrays must not overlap. */
+ *  receives are complete. The arrays must not overlap. Collective: every rank of the
+ *  communicator calls it, ranks that hold nothing too. */
 CHOREO_API int choreo_redist_execute(choreo_redist_t* redist, const void* source,
                                      void* target) CHOREO_NOEXCEPT;
 

@@ -66,7 +66,8 @@ RedistPlan::RedistPlan(MPI_Comm comm, const ArrayDistribution& from, const Array
   state->plan = plan_rank(from, to, rank);
   const double plan_seconds = MPI_Wtime() - start;
   check(MPI_Comm_dup(comm, &state->comm), "MPI_Comm_dup");
-  state->engine.emplace(state->comm, state->plan, base, options.method, options.tag);
+  state->engine.emplace(state->comm, state->plan, base, options.method, options.tag,
+                        MeasuredEngine::Agreement::Collective);
   state->refresh_stats(plan_seconds);
   state_ = std::move(state);
 }

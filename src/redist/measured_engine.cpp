@@ -12,9 +12,15 @@ constexpr double kRequiredGain = 1.03;
 }  // namespace
 
 MeasuredEngine::MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base,
-                               Method method, int tag)
-    : rule_(std::make_unique<MessageEngine>(comm, plan, base, method, tag)) {
-  if (method == Method::Auto && rule_->stats().pack_sides > 0)
+                               Method method, int tag, Agreement agreement)
+    : comm_(comm),
+      agreement_(agreement),
+      rule_(std::make_unique<MessageEngine>(comm, plan, base, method, tag)) {
+  int packs = rule_->stats().pack_sides > 0 ? 1 : 0;
+  // Collective: every rank measures if any rank packs, so that all reach the same allreduce.
+  if (agreement_ == Agreement::Collective)
+    MPI_Allreduce(MPI_IN_PLACE, &packs, 1, MPI_INT, MPI_MAX, comm_);
+  if (method == Method::Auto && packs > 0)
     datatype_ = std::make_unique<MessageEngine>(comm, plan, base, Method::Datatype, tag);
 }
 
@@ -35,6 +41,11 @@ void MeasuredEngine::execute(const void* source, void* target) {
   double& fastest = call < 3 ? rule_seconds_ : datatype_seconds_;
   fastest = (call == 1 || call == 3) ? seconds : std::min(fastest, seconds);
   if (call == 4) {
+    if (agreement_ == Agreement::Collective) {
+      double slowest[2] = {rule_seconds_, datatype_seconds_};
+      MPI_Allreduce(MPI_IN_PLACE, slowest, 2, MPI_DOUBLE, MPI_MAX, comm_);
+      rule_seconds_ = slowest[0], datatype_seconds_ = slowest[1];
+    }
     if (datatype_seconds_ * kRequiredGain < rule_seconds_)
       rule_.reset();
     else

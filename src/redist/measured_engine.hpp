@@ -9,8 +9,14 @@
 // of two each). Every rank switches at the same execute, so the two timings compare all
 // ranks on the rule with all on datatypes. No agreement between ranks is needed for the data
 // to be right: each message side chooses its path alone and the type signature on the wire is
-// the same either way (message_engine.hpp); ranks that decide differently run a mix that was
-// not timed (seen under Open MPI with 4 ranks on 2 cores, docs/BENCHMARKS.md).
+// the same either way (message_engine.hpp). But ranks that decide alone can decide
+// differently and run a mix nobody timed (under Open MPI with 4 ranks on 2 cores, `auto` took
+// up to 1.4x the better forced path, docs/BENCHMARKS.md). With Agreement::Collective every
+// rank measures, and the choice is made once on the slowest rank's times (two allreduces in
+// the engine's life: at construction and at the 5th execute), so all ranks choose alike. That
+// needs every rank to build its engine at the same collective call (RedistPlan does); the
+// ScaLAPACK entry points cannot promise it yet (a process's own LLD can make it alone miss
+// its plan cache), so they decide per rank.
 #include <mpi.h>
 
 #include <memory>
@@ -21,7 +27,9 @@ namespace choreo::redist {
 
 class MeasuredEngine {
  public:
-  MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method, int tag);
+  enum class Agreement { PerRank, Collective };
+  MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method, int tag,
+                 Agreement agreement);
   MeasuredEngine(const MeasuredEngine&) = delete;
   MeasuredEngine& operator=(const MeasuredEngine&) = delete;
 
@@ -32,6 +40,8 @@ class MeasuredEngine {
   bool settled() const { return !datatype_ || !rule_; }
 
  private:
+  MPI_Comm comm_;
+  Agreement agreement_;
   std::unique_ptr<MessageEngine> rule_, datatype_;
   int executes_ = 0;
   double rule_seconds_ = 0, datatype_seconds_ = 0;

@@ -36,6 +36,14 @@ bool is_plain(MPI_Datatype base, MPI_Aint& extent, std::int64_t& size) {
          true_extent == extent && bytes > 0;
 }
 
+/// Elements per call of the copy loops (a strided run is one call).
+double run_length(const LayoutShape& shape) {
+  return shape.pieces > 0 ? static_cast<double>(shape.elements) / static_cast<double>(shape.pieces)
+                          : 0;
+}
+/// Below this mean run length the local copy is staged through a buffer (local_buffer_).
+constexpr double kStagedRunLength = 16;
+
 std::int64_t sections_bytes(const std::vector<LocalSection>& sections) {
   std::int64_t n = static_cast<std::int64_t>(sections.capacity() * sizeof(LocalSection));
   for (const LocalSection& s : sections)
@@ -110,7 +118,15 @@ MessageEngine::MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype b
   receive_requests_.assign(receives_.size(), MPI_REQUEST_NULL);
   send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
   completed_.assign(receives_.size(), 0);
-  if (has_local_) stats_.copy_bytes = local_out_.elements * element_bytes_;
+  if (has_local_) {
+    stats_.copy_bytes = local_out_.elements * element_bytes_;
+    // Method::Datatype promises no buffers.
+    if (method_ != Method::Datatype &&
+        std::min(run_length(local_out_.shape), run_length(local_in_.shape)) < kStagedRunLength) {
+      local_buffer_.resize(static_cast<std::size_t>(stats_.copy_bytes));
+      stats_.buffer_bytes += stats_.copy_bytes;
+    }
+  }
   stats_.metadata_bytes += sections_bytes(local_out_.sections) + sections_bytes(local_in_.sections);
   stats_.setup_seconds = MPI_Wtime() - start;
 }
@@ -211,8 +227,11 @@ void MessageEngine::send_all(const void* source) {
 }
 
 void MessageEngine::copy_local(const void* source, void* target) {
-  if (has_local_)
-    copy_between(local_out_.sections, source, local_in_.sections, target, element_bytes_);
+  if (!has_local_) return;
+  if (local_buffer_.empty())
+    return copy_between(local_out_.sections, source, local_in_.sections, target, element_bytes_);
+  pack(local_out_.sections, source, local_buffer_.data(), element_bytes_);
+  unpack(local_in_.sections, local_buffer_.data(), target, element_bytes_);
 }
 
 void MessageEngine::finish_receives(void* target) {

@@ -68,6 +68,10 @@ class MessageEngine {
   Side local_out_, local_in_;
   bool has_local_ = false;
   std::vector<char> send_buffer_, receive_buffer_;
+  /// The local copy goes through this buffer (pack, then unpack) where either side is cut
+  /// into short runs: two passes of the matrix copy loops beat one pass that walks both
+  /// sides' runs at once (0.34 against 0.77 ms for cyclic(7)->cyclic(5)'s 266,000 elements).
+  std::vector<char> local_buffer_;
   std::vector<MPI_Request> receive_requests_, send_requests_;
   std::vector<int> completed_;
   RedistStats stats_;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "choreo/error.hpp"
+#include "run_join.hpp"
 
 namespace choreo::redist {
 namespace {
@@ -117,31 +118,6 @@ std::int64_t trapezoid(const Cut& cut, const DimPart& rows, const DimPart& cols,
   return total;
 }
 
-template <std::size_t Bytes>
-void copy_strided(const char* from, std::int64_t from_stride, char* to, std::int64_t to_stride,
-                  std::int64_t count) {
-  for (std::int64_t k = 0; k < count; ++k, from += from_stride, to += to_stride)
-    std::memcpy(to, from, Bytes);
-}
-
-/// Copies `count` elements `from_stride` and `to_stride` bytes apart.
-void copy_elements(const char* from, std::int64_t from_stride, char* to, std::int64_t to_stride,
-                   std::int64_t count, std::int64_t bytes) {
-  if (from_stride == bytes && to_stride == bytes)
-    return static_cast<void>(std::memcpy(to, from, static_cast<std::size_t>(count * bytes)));
-  switch (bytes) {  // fixed sizes let the compiler copy with one load and store
-    case 4:
-      return copy_strided<4>(from, from_stride, to, to_stride, count);
-    case 8:
-      return copy_strided<8>(from, from_stride, to, to_stride, count);
-    case 16:
-      return copy_strided<16>(from, from_stride, to, to_stride, count);
-    default:
-      for (std::int64_t k = 0; k < count; ++k, from += from_stride, to += to_stride)
-        std::memcpy(to, from, static_cast<std::size_t>(bytes));
-  }
-}
-
 }  // namespace
 
 std::int64_t LocalSection::elements() const {
@@ -229,16 +205,7 @@ bool RunCursor::next(Run& run) {
       pending_ = r, has_pending_ = true;
       continue;
     }
-    // Join when r continues pending's progression: the step from pending's last element to
-    // r's first is pending's stride (any step after a single element), and r keeps it.
-    Run& p = pending_;
-    const std::int64_t step = p.count == 1 ? r.offset - p.offset : p.stride;
-    if (step > 0 && r.offset == p.offset + (p.count - 1) * p.stride + step &&
-        (r.count == 1 || r.stride == step)) {
-      if (p.count == 1) p.stride = step;
-      p.count += r.count;
-      continue;
-    }
+    if (detail::join(pending_, r)) continue;
     run = pending_;
     pending_ = r;
     return true;
@@ -257,60 +224,12 @@ LayoutShape shape_of(const std::vector<LocalSection>& sections) {
   while (cursor.next(run)) {
     if (first) shape.offset = run.offset, first = false;
     ++shape.runs;
+    ++shape.pieces;
     shape.elements += run.count;
     // A strided run is not contiguous: count it as one run per element but the first.
     if (run.count > 1 && run.stride != 1) shape.runs += run.count - 1;
   }
   return shape;
-}
-
-std::int64_t pack(const std::vector<LocalSection>& sections, const void* from, void* to,
-                  std::int64_t element_bytes) {
-  const char* src = static_cast<const char*>(from);
-  char* out = static_cast<char*>(to);
-  RunCursor cursor(sections);
-  Run run;
-  while (cursor.next(run)) {
-    copy_elements(src + run.offset * element_bytes, run.stride * element_bytes, out, element_bytes,
-                  run.count, element_bytes);
-    out += run.count * element_bytes;
-  }
-  return out - static_cast<char*>(to);
-}
-
-std::int64_t unpack(const std::vector<LocalSection>& sections, const void* from, void* to,
-                    std::int64_t element_bytes) {
-  const char* in = static_cast<const char*>(from);
-  char* dst = static_cast<char*>(to);
-  RunCursor cursor(sections);
-  Run run;
-  while (cursor.next(run)) {
-    copy_elements(in, element_bytes, dst + run.offset * element_bytes, run.stride * element_bytes,
-                  run.count, element_bytes);
-    in += run.count * element_bytes;
-  }
-  return in - static_cast<const char*>(from);
-}
-
-void copy_between(const std::vector<LocalSection>& from_sections, const void* from,
-                  const std::vector<LocalSection>& to_sections, void* to,
-                  std::int64_t element_bytes) {
-  RunCursor read(from_sections), write(to_sections);
-  Run a{}, b{};
-  bool have_a = read.next(a), have_b = write.next(b);
-  const char* src = static_cast<const char*>(from);
-  char* dst = static_cast<char*>(to);
-  while (have_a && have_b) {
-    const std::int64_t n = std::min(a.count, b.count);
-    copy_elements(src + a.offset * element_bytes, a.stride * element_bytes,
-                  dst + b.offset * element_bytes, b.stride * element_bytes, n, element_bytes);
-    a.offset += n * a.stride, a.count -= n;
-    b.offset += n * b.stride, b.count -= n;
-    if (a.count == 0) have_a = read.next(a);
-    if (b.count == 0) have_b = write.next(b);
-  }
-  if (have_a || have_b)
-    throw Error("internal error: a local copy's two sides hold different element counts");
 }
 
 }  // namespace choreo::redist

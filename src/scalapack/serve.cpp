@@ -202,7 +202,8 @@ bool serve(const Call& call) {
                           side_view(with_fields(b, key, kSideFields), grids->b_ranks),
                           {call.m, call.n}, region, state.rank);
     auto engine = std::make_unique<redist::MeasuredEngine>(
-        state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag);
+        state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag,
+        redist::MeasuredEngine::Agreement::PerRank);
     plan = &remember(state.plans, PlanEntry{key, a.lld, b.lld, std::move(engine)}, kPlansCached);
     record.planned(now_ns() - start);
   }

@@ -58,6 +58,7 @@ class RunCursor {
 struct LayoutShape {
   std::int64_t elements = 0;
   std::int64_t runs = 0;    ///< runs after joining (1: contiguous)
+  std::int64_t pieces = 0;  ///< the same runs, a strided run counted once (the copy loops' calls)
   std::int64_t offset = 0;  ///< first element's offset (when contiguous: where the run starts)
   bool contiguous() const { return runs == 1; }
 };
