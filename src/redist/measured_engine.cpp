@@ -14,6 +14,9 @@ constexpr double kRequiredGain = 1.03;
 MeasuredEngine::MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base,
                                Method method, int tag, Agreement agreement)
     : comm_(comm),
+      base_(base),
+      method_(method),
+      tag_(tag),
       agreement_(agreement),
       rule_(std::make_unique<MessageEngine>(comm, plan, base, method, tag)) {
   int packs = rule_->stats().pack_sides > 0 ? 1 : 0;
@@ -22,6 +25,12 @@ MeasuredEngine::MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype
     MPI_Allreduce(MPI_IN_PLACE, &packs, 1, MPI_INT, MPI_MAX, comm_);
   if (method == Method::Auto && packs > 0)
     datatype_ = std::make_unique<MessageEngine>(comm, plan, base, Method::Datatype, tag);
+}
+
+void MeasuredEngine::rebuild(const RankPlan& plan) {
+  if (rule_) rule_ = std::make_unique<MessageEngine>(comm_, plan, base_, method_, tag_);
+  if (datatype_)
+    datatype_ = std::make_unique<MessageEngine>(comm_, plan, base_, Method::Datatype, tag_);
 }
 
 void MeasuredEngine::execute(const void* source, void* target) {

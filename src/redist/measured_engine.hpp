@@ -14,9 +14,10 @@
 // up to 1.4x the better forced path, docs/BENCHMARKS.md). With Agreement::Collective every
 // rank measures, and the choice is made once on the slowest rank's times (two allreduces in
 // the engine's life: at construction and at the 5th execute), so all ranks choose alike. That
-// needs every rank to build its engine at the same collective call (RedistPlan does); the
-// ScaLAPACK entry points cannot promise it yet (a process's own LLD can make it alone miss
-// its plan cache), so they decide per rank.
+// needs every rank to build its engine at the same collective call and execute it at the same
+// calls: RedistPlan does, and the ScaLAPACK entry points do (their plan cache is keyed on what
+// every process passes alike; a process whose own LLD changed rebuilds its engines in place
+// with rebuild(), keeping the measurement where it was).
 #include <mpi.h>
 
 #include <memory>
@@ -34,6 +35,9 @@ class MeasuredEngine {
   MeasuredEngine& operator=(const MeasuredEngine&) = delete;
 
   void execute(const void* source, void* target);
+  /// The same engines for another plan of this rank (its local arrays' leading dimensions
+  /// changed), keeping the measurement's progress and choice: no communication.
+  void rebuild(const RankPlan& plan);
   /// The engine in use: the rule's until the measurement chose the datatype one.
   const RedistStats& stats() const;
   /// Whether the measurement is over (or there was nothing to measure).
@@ -41,6 +45,9 @@ class MeasuredEngine {
 
  private:
   MPI_Comm comm_;
+  MPI_Datatype base_;
+  Method method_;
+  int tag_;
   Agreement agreement_;
   std::unique_ptr<MessageEngine> rule_, datatype_;
   int executes_ = 0;

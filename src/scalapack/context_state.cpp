@@ -72,11 +72,8 @@ GridsEntry* find(std::list<GridsEntry>& list, const GlobalKey& key) {
   return find_if(list, [&](const GridsEntry& e) { return e.key == key; });
 }
 
-PlanEntry* find(std::list<PlanEntry>& list, const GlobalKey& key, std::int64_t lld_a,
-                std::int64_t lld_b) {
-  return find_if(list, [&](const PlanEntry& e) {
-    return e.key == key && e.lld_a == lld_a && e.lld_b == lld_b;
-  });
+PlanEntry* find(std::list<PlanEntry>& list, const GlobalKey& key) {
+  return find_if(list, [&](const PlanEntry& e) { return e.key == key; });
 }
 
 }  // namespace choreo::scalapack

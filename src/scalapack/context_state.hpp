@@ -56,8 +56,10 @@ void free_context_states();
 
 /// The entry of `key`, moved to the front; nullptr when absent.
 GridsEntry* find(std::list<GridsEntry>& list, const GlobalKey& key);
-PlanEntry* find(std::list<PlanEntry>& list, const GlobalKey& key, std::int64_t lld_a,
-                std::int64_t lld_b);
+/// The entry of `key`, whatever leading dimensions it was built for: keyed on what every
+/// process passes alike, so that all processes hit or miss together (redist::MeasuredEngine's
+/// agreement is a collective at a given execute of the entry).
+PlanEntry* find(std::list<PlanEntry>& list, const GlobalKey& key);
 /// Adds an entry at the front, dropping the least recently used beyond `capacity`.
 template <typename Entry>
 Entry& remember(std::list<Entry>& list, Entry entry, std::size_t capacity) {

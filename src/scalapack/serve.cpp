@@ -193,18 +193,26 @@ bool serve(const Call& call) {
     }
     grids = &remember(state.grids, std::move(entry), kGridsCached);
   }
-  PlanEntry* plan = find(state.plans, key, a.lld, b.lld);
-  record.cache(plan != nullptr);
-  if (plan == nullptr) {
+  PlanEntry* plan = find(state.plans, key);
+  const bool same_lld = plan != nullptr && plan->lld_a == a.lld && plan->lld_b == b.lld;
+  record.cache(same_lld);
+  if (!same_lld) {
     const std::int64_t start = now_ns();
     const redist::RankPlan rank_plan =
         redist::plan_rank(side_view(with_fields(a, key, 0), grids->a_ranks),
                           side_view(with_fields(b, key, kSideFields), grids->b_ranks),
                           {call.m, call.n}, region, state.rank);
-    auto engine = std::make_unique<redist::MeasuredEngine>(
-        state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag,
-        redist::MeasuredEngine::Agreement::PerRank);
-    plan = &remember(state.plans, PlanEntry{key, a.lld, b.lld, std::move(engine)}, kPlansCached);
+    if (plan != nullptr) {
+      // Only this process's leading dimensions changed: the others may hit, so the entry
+      // stays where it is and its engine keeps its measurement.
+      plan->engine->rebuild(rank_plan);
+      plan->lld_a = a.lld, plan->lld_b = b.lld;
+    } else {
+      auto engine = std::make_unique<redist::MeasuredEngine>(
+          state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag,
+          redist::MeasuredEngine::Agreement::Collective);
+      plan = &remember(state.plans, PlanEntry{key, a.lld, b.lld, std::move(engine)}, kPlansCached);
+    }
     record.planned(now_ns() - start);
   }
   plan->engine->execute(call.a, call.b);
