@@ -60,6 +60,26 @@ struct BroadcastTree {
 /// with trees <= arity those blocks never overlap: each rank is interior in at most one tree.
 BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree);
 
+/// One rank's place in a tree: its parent (-1 for the root) and its children in send order.
+struct TreeLinks {
+  int parent = -1;
+  std::vector<int> children;
+  friend bool operator==(const TreeLinks&, const TreeLinks&) = default;
+};
+
+/// Rank `rank`'s parent and children in multitree_tree(ranks, root, arity, trees, tree), from
+/// the heap's closed form instead of the whole tree: the rank's position is its rotated
+/// root-relative number, its parent sits at position (p - 1) / arity and its children at
+/// arity p + 1 .. arity p + arity. O(arity) time and memory whatever P, which is what a rank
+/// needs to build its own program (persistent broadcasts). Throws as multitree_tree does, and
+/// unless 0 <= rank < ranks.
+TreeLinks multitree_links(int ranks, int root, int arity, int trees, int tree, int rank);
+
+/// The depth of the trees of multitree_tree(ranks, .., arity, trees, ..) (all alike: k-ary
+/// heaps of P nodes), in O(log P) for arity >= 2. Throws as multitree_tree does on ranks,
+/// arity and trees.
+int multitree_depth(int ranks, int arity, int trees = 1);
+
 /// Tree `tree` (0, 1 or 2) of the torus-mapped Trinaryx3 broadcast (paper 003's Fig. 2) on
 /// an A x B x C torus, dims = {A, B, C}, rank r at coordinates (r % A, (r / A) % B, r / (A B)):
 /// choreo sim's linear placement of A B C ranks on `--network torus:AxBxC`. With axes

@@ -1,4 +1,5 @@
 // Ring allgather: each block travels P-1 hops around the ring, one step at a time.
+#include "allgather_rank_programs.hpp"
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
 
@@ -17,17 +18,7 @@ sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank) {
                         2 * p * (p - 1));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
-    const int right = r + 1 == ranks ? 0 : r + 1, left = r == 0 ? ranks - 1 : r - 1;
-    std::uint32_t previous_recv = detail::kNoOp;
-    for (int step = 0; step + 1 < ranks; ++step) {
-      const std::uint32_t send = b.send(right, bytes_per_rank, step);
-      const std::uint32_t recv = b.recv(left, bytes_per_rank, step);
-      if (previous_recv != detail::kNoOp) {
-        b.requires_completed(send, previous_recv);  // forwards the block that just arrived
-        b.requires_completed(recv, previous_recv);  // one receive outstanding, as in sendrecv
-      }
-      previous_recv = recv;
-    }
+    detail::allgather_ring_rank(b, ranks, r, bytes_per_rank);
   }
   return b.finish();
 }

@@ -1,5 +1,6 @@
 // Butterfly (recursive doubling) allreduce with the MPICH fold for P not a power of two.
 // The dependency structure is documented in choreo/coll.hpp.
+#include "allreduce_rank_programs.hpp"
 #include "choreo/coll.hpp"
 #include "steps.hpp"
 
@@ -16,15 +17,6 @@ using detail::Fold;
 std::uint64_t op_count(const Fold& f) {
   return 3ull * static_cast<std::uint64_t>(f.p2) * static_cast<std::uint64_t>(f.rounds) +
          5ull * static_cast<std::uint64_t>(f.rem);
-}
-
-/// Rank 2j of a folded pair: reduce 2j+1's data, run the butterfly, return the result.
-void standing_in_rank(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t bytes,
-                      std::int64_t reduce_ns) {
-  const std::uint32_t calc = detail::fold_take_in(b, f, r, bytes, reduce_ns);
-  const std::uint32_t last = detail::butterfly_rounds(b, f, r / 2, bytes, reduce_ns, calc);
-  const std::uint32_t send = b.send(r + 1, bytes, f.fold_out_tag());
-  b.requires_completed(send, last);
 }
 
 }  // namespace
@@ -44,12 +36,7 @@ sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
       dependencies);
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
-    if (r >= 2 * f.rem)
-      detail::butterfly_rounds(b, f, r - f.rem, bytes, reduce_ns, detail::kNoOp);
-    else if (r % 2 == 1)
-      detail::fold_hand_off(b, f, r, bytes);
-    else
-      standing_in_rank(b, f, r, bytes, reduce_ns);
+    detail::allreduce_recursive_doubling_rank(b, f, r, bytes, reduce_ns);
   }
   return b.finish();
 }

@@ -1,10 +1,9 @@
 // Trinaryx3-like broadcast: parts pipelined in segments down interior-disjoint k-ary trees, or
 // down three link-disjoint trees on a 3-D torus.
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "arguments.hpp"
+#include "bcast_rank_programs.hpp"
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
 #include "pipelined_trees.hpp"
@@ -12,28 +11,6 @@
 namespace choreo::coll {
 
 namespace detail {
-namespace {
-
-/// Rank r's ops for one segment of one tree: the receive from the parent, then one send per
-/// child. last_sends[child slot] keeps each link's recent sends for the window.
-void emit_segment(sim::CompactBuilder& b, const BroadcastTree& tree, int r, const Segment& segment,
-                  int g, std::vector<std::vector<std::uint32_t>>& link_sends) {
-  const auto& children = tree.children[static_cast<std::size_t>(r)];
-  const int parent = tree.parent[static_cast<std::size_t>(r)];
-  std::uint32_t recv = kNoOp;
-  if (parent >= 0) recv = b.recv(parent, segment.bytes, g);
-  for (std::size_t c = 0; c < children.size(); ++c) {
-    const std::uint32_t send = b.send(children[c], segment.bytes, g);
-    if (recv != kNoOp) b.requires_completed(send, recv);  // forwards what arrived
-    auto& sent = link_sends[c];
-    if (sent.size() >= static_cast<std::size_t>(kPipelineWindow))
-      b.requires_completed(send, sent[sent.size() - kPipelineWindow]);
-    sent.push_back(send);
-  }
-}
-
-}  // namespace
-
 sim::CompactSchedule pipelined_trees(const char* generator, int ranks, std::int64_t bytes, int root,
                                      int trees, int arity, std::int64_t segment_bytes) {
   check_ranks(generator, ranks);
@@ -62,24 +39,15 @@ sim::CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
   const auto messages =
       static_cast<std::uint64_t>(segments.count()) * static_cast<std::uint64_t>(ranks - 1);
   sim::CompactBuilder b(ranks, checked_op_count(generator, ranks, 2 * messages), 2 * messages);
-  std::size_t longest = 0;
-  for (int t = 0; t < trees; ++t) longest = std::max(longest, segments.of_part(t).size());
+  std::vector<RankLinks> links(static_cast<std::size_t>(trees));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
-    std::vector<std::vector<std::vector<std::uint32_t>>> link_sends(
-        static_cast<std::size_t>(trees));
-    for (int t = 0; t < trees; ++t)
-      link_sends[static_cast<std::size_t>(t)].resize(
-          shapes[static_cast<std::size_t>(t)].children[static_cast<std::size_t>(r)].size());
-    // Segment j of every part before segment j+1 of any: the root feeds all trees at once.
-    for (std::size_t j = 0; j < longest; ++j)
-      for (int t = 0; t < trees; ++t) {
-        const auto& own = segments.of_part(t);
-        if (j >= own.size()) continue;
-        const int g = own[j];
-        emit_segment(b, shapes[static_cast<std::size_t>(t)], r, segments[g], g,
-                     link_sends[static_cast<std::size_t>(t)]);
-      }
+    for (int t = 0; t < trees; ++t) {
+      const BroadcastTree& shape = shapes[static_cast<std::size_t>(t)];
+      links[static_cast<std::size_t>(t)] = {shape.parent[static_cast<std::size_t>(r)],
+                                            shape.children[static_cast<std::size_t>(r)]};
+    }
+    pipelined_trees_rank(b, std::span<const RankLinks>(links), segments);
   }
   return b.finish();
 }

@@ -35,39 +35,109 @@ Segmentation::Segmentation(std::int64_t bytes, int parts, std::int64_t segment_b
   }
 }
 
-BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree) {
-  detail::check_ranks("multitree_tree", ranks);
-  detail::check_root("multitree_tree", ranks, root);
+namespace {
+
+constexpr const char* kMultitreeTreeName = "multitree_tree";
+
+/// The checks of multitree_tree on arity and the number of trees.
+void check_arity_and_trees(int arity, int trees) {
   if (arity < 1) throw Error(fmt::format("a tree's arity must be 1 or more, not {}", arity));
   if (trees < 1 || trees > arity)
     throw Error(
         fmt::format("{} trees of arity {}: interior-disjoint trees need 1 <= trees <= "
                     "arity; use fewer trees or a larger arity",
                     trees, arity));
+}
+
+/// All the checks of multitree_tree, in its order.
+void check_multitree(const char* function, int ranks, int root, int arity, int trees, int tree) {
+  detail::check_ranks(function, ranks);
+  detail::check_root(function, ranks, root);
+  check_arity_and_trees(arity, trees);
   if (tree < 0 || tree >= trees)
     throw Error(fmt::format("tree {} is not one of 0..{}", tree, trees - 1));
-  const std::int64_t non_root = ranks - 1;
-  const std::int64_t interior = ranks >= 2 ? (ranks - 2) / arity : 0;
-  // position -> rank: 0 is the root, 1.. the non-root ranks rotated by tree * interior.
-  auto rank_at = [&](std::int64_t position) {
-    if (position == 0) return root;
-    const std::int64_t q = (position - 1 + tree * interior) % non_root;
-    return detail::mod_add(root, q + 1, ranks);
-  };
+}
+
+/// Tree `tree` of the multitree as a k-ary heap: position 0 is the root, positions 1..P-1 the
+/// non-root ranks in root-relative order rotated by tree * I (I = floor((P-2)/k), the interior
+/// non-root positions). Both directions of the position <-> rank map are O(1), so one rank's
+/// links need neither the tree nor the rank list. 64-bit: arity * position can exceed an int.
+class RotatedHeap {
+ public:
+  RotatedHeap(int ranks, int root, int arity, int tree)
+      : ranks_(ranks), root_(root), arity_(arity) {
+    const std::int64_t interior = ranks >= 2 ? (ranks - 2) / arity : 0;
+    // tree < trees <= arity, so the shift stays below P - 1: one rotation at most.
+    shift_ = tree * interior;
+  }
+  int rank_at(std::int64_t position) const {
+    if (position == 0) return static_cast<int>(root_);
+    const std::int64_t q = (position - 1 + shift_) % non_root();
+    return detail::mod_add(static_cast<int>(root_), q + 1, static_cast<int>(ranks_));
+  }
+  std::int64_t position_of(int rank) const {
+    if (rank == root_) return 0;
+    const std::int64_t q = (rank - root_ + ranks_) % ranks_ - 1;  // 0..P-2
+    return (q - shift_ + non_root()) % non_root() + 1;
+  }
+  std::int64_t parent_position(std::int64_t position) const { return (position - 1) / arity_; }
+  std::int64_t first_child_position(std::int64_t position) const { return arity_ * position + 1; }
+
+ private:
+  std::int64_t non_root() const { return ranks_ - 1; }
+  std::int64_t ranks_, root_, arity_, shift_ = 0;
+};
+
+/// Edges on the longest root-to-leaf path of a k-ary heap of `nodes` nodes.
+int heap_depth(std::int64_t nodes, int arity) {
+  if (arity == 1) return static_cast<int>(nodes - 1);  // a chain: no loop over P levels
+  int depth = 0;
+  for (std::int64_t level_end = 1, width = 1; level_end < nodes; ++depth) {
+    width *= arity;
+    level_end += width;
+  }
+  return depth;
+}
+
+}  // namespace
+
+BroadcastTree multitree_tree(int ranks, int root, int arity, int trees, int tree) {
+  check_multitree(kMultitreeTreeName, ranks, root, arity, trees, tree);
+  const RotatedHeap heap(ranks, root, arity, tree);
   BroadcastTree out;
   out.parent.assign(static_cast<std::size_t>(ranks), -1);
   out.children.resize(static_cast<std::size_t>(ranks));
   for (std::int64_t position = 1; position < ranks; ++position) {
-    const std::int64_t parent_position = (position - 1) / arity;
-    const int child = rank_at(position), parent = rank_at(parent_position);
+    const int child = heap.rank_at(position);
+    const int parent = heap.rank_at(heap.parent_position(position));
     out.parent[static_cast<std::size_t>(child)] = parent;
     out.children[static_cast<std::size_t>(parent)].push_back(child);
   }
-  for (std::int64_t level_end = 1, width = 1; level_end < ranks; ++out.depth) {
-    width *= arity;
-    level_end += width;
-  }
+  out.depth = heap_depth(ranks, arity);
   return out;
+}
+
+TreeLinks multitree_links(int ranks, int root, int arity, int trees, int tree, int rank) {
+  constexpr const char* kMultitreeLinksName = "multitree_links";
+  check_multitree(kMultitreeLinksName, ranks, root, arity, trees, tree);
+  if (rank < 0 || rank >= ranks)
+    throw Error(
+        fmt::format("{}: rank {} is not a rank of 0..{}", kMultitreeLinksName, rank, ranks - 1));
+  const RotatedHeap heap(ranks, root, arity, tree);
+  const std::int64_t position = heap.position_of(rank);
+  TreeLinks links;
+  if (position > 0) links.parent = heap.rank_at(heap.parent_position(position));
+  // Children in position order, as multitree_tree adds them.
+  const std::int64_t first = heap.first_child_position(position);
+  for (std::int64_t child = first; child < first + arity && child < ranks; ++child)
+    links.children.push_back(heap.rank_at(child));
+  return links;
+}
+
+int multitree_depth(int ranks, int arity, int trees) {
+  detail::check_ranks("multitree_depth", ranks);
+  check_arity_and_trees(arity, trees);
+  return heap_depth(ranks, arity);
 }
 
 BroadcastTree torus_multitree_tree(const std::array<int, 3>& dims, int root, int tree) {

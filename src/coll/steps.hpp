@@ -1,13 +1,15 @@
 #pragma once
 // Step bookkeeping shared by the step-structured generators in src/coll (private): program
 // order across steps, the rank-by-rank build loop, sendrecv steps, block partitions of a
-// message, the power-of-two fold and scaled reduction costs.
+// message, the power-of-two fold and scaled reduction costs. The steps write into any
+// ProgramBuilder (a generator's CompactBuilder, or one rank's persistent plan).
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "arguments.hpp"
 #include "choreo/sim/compact.hpp"
+#include "program_builder.hpp"
 
 namespace choreo::coll::detail {
 
@@ -31,7 +33,8 @@ constexpr int mod_add(int a, std::int64_t b, int m) { return static_cast<int>((a
 class Frontier {
  public:
   /// Makes op (of the rank being built) require every op of the frontier.
-  void gate(sim::CompactBuilder& b, std::uint32_t op) const {
+  template <ProgramBuilder Builder>
+  void gate(Builder& b, std::uint32_t op) const {
     for (std::uint32_t dependency : ops_) b.requires_completed(op, dependency);
   }
   /// Adds op to the terminal ops of the current step (kNoOp is ignored).
@@ -79,9 +82,9 @@ struct SendRecv {
 /// both after the frontier (the send forwards what earlier steps delivered, and a sendrecv
 /// loop has one step outstanding at a time). A side of 0 bytes is left out, as MPI libraries
 /// skip it. The step is not ended: the caller decides which ops complete it.
-inline SendRecv gated_sendrecv(sim::CompactBuilder& b, const Frontier& order, int to,
-                               std::int64_t send_bytes, int from, std::int64_t recv_bytes,
-                               int tag) {
+template <ProgramBuilder Builder>
+SendRecv gated_sendrecv(Builder& b, const Frontier& order, int to, std::int64_t send_bytes,
+                        int from, std::int64_t recv_bytes, int tag) {
   SendRecv ops;
   if (send_bytes > 0) {
     ops.send = b.send(to, send_bytes, tag);
@@ -95,8 +98,9 @@ inline SendRecv gated_sendrecv(sim::CompactBuilder& b, const Frontier& order, in
 }
 
 /// A step that is only a sendrecv: its send and receive become the next frontier.
-inline void sendrecv_step(sim::CompactBuilder& b, Frontier& order, int to, std::int64_t send_bytes,
-                          int from, std::int64_t recv_bytes, int tag) {
+template <ProgramBuilder Builder>
+void sendrecv_step(Builder& b, Frontier& order, int to, std::int64_t send_bytes, int from,
+                   std::int64_t recv_bytes, int tag) {
   const SendRecv ops = gated_sendrecv(b, order, to, send_bytes, from, recv_bytes, tag);
   order.add(ops.send);
   order.add(ops.recv);
@@ -107,9 +111,9 @@ inline void sendrecv_step(sim::CompactBuilder& b, Frontier& order, int to, std::
 /// the incoming buffer is free once the last calc read it), then a calc of calc_ns that adds
 /// the received bytes in once the whole sendrecv returned. The calc, or the send when nothing
 /// arrives, becomes the next frontier.
-inline void sendrecv_reduce_step(sim::CompactBuilder& b, Frontier& order, int to,
-                                 std::int64_t send_bytes, int from, std::int64_t recv_bytes,
-                                 int tag, std::int64_t calc_ns) {
+template <ProgramBuilder Builder>
+void sendrecv_reduce_step(Builder& b, Frontier& order, int to, std::int64_t send_bytes, int from,
+                          std::int64_t recv_bytes, int tag, std::int64_t calc_ns) {
   const SendRecv ops = gated_sendrecv(b, order, to, send_bytes, from, recv_bytes, tag);
   std::uint32_t calc = kNoOp;
   if (ops.recv != kNoOp) {
@@ -161,9 +165,9 @@ struct Fold {
 /// The butterfly rounds of virtual rank v (allreduce_recursive_doubling's, paper 004's):
 /// round i exchanges `bytes` with v XOR 2^i (tag i) and reduces; round 0 requires `after`
 /// unless it is kNoOp. Returns the last round's calc (or `after` when there are no rounds).
-inline std::uint32_t butterfly_rounds(sim::CompactBuilder& b, const Fold& f, int v,
-                                      std::int64_t bytes, std::int64_t reduce_ns,
-                                      std::uint32_t after) {
+template <ProgramBuilder Builder>
+std::uint32_t butterfly_rounds(Builder& b, const Fold& f, int v, std::int64_t bytes,
+                               std::int64_t reduce_ns, std::uint32_t after) {
   std::uint32_t previous = after;
   for (int i = 0; i < f.rounds; ++i) {
     const int partner = f.real_rank(v ^ (1 << i));
@@ -184,7 +188,8 @@ inline std::uint32_t butterfly_rounds(sim::CompactBuilder& b, const Fold& f, int
 
 /// Rank 2j+1 of a folded pair (allreduce's fold): hands its vector to 2j (tag fold_in_tag)
 /// and receives the result back (tag fold_out_tag) into the buffer it just sent.
-inline void fold_hand_off(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t bytes) {
+template <ProgramBuilder Builder>
+void fold_hand_off(Builder& b, const Fold& f, int r, std::int64_t bytes) {
   const std::uint32_t send = b.send(r - 1, bytes, f.fold_in_tag());
   const std::uint32_t recv = b.recv(r - 1, bytes, f.fold_out_tag());
   b.requires_completed(recv, send);
@@ -192,8 +197,9 @@ inline void fold_hand_off(sim::CompactBuilder& b, const Fold& f, int r, std::int
 
 /// Rank 2j of a folded pair: receives 2j+1's vector and reduces it; returns that calc, which
 /// the butterfly's round 0 then requires. The result goes back with tag fold_out_tag.
-inline std::uint32_t fold_take_in(sim::CompactBuilder& b, const Fold& f, int r, std::int64_t bytes,
-                                  std::int64_t reduce_ns) {
+template <ProgramBuilder Builder>
+std::uint32_t fold_take_in(Builder& b, const Fold& f, int r, std::int64_t bytes,
+                           std::int64_t reduce_ns) {
   const std::uint32_t recv = b.recv(r + 1, bytes, f.fold_in_tag());
   const std::uint32_t calc = b.calc(reduce_ns);
   b.requires_completed(calc, recv);

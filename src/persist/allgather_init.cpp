@@ -1,5 +1,5 @@
-// allgather_init: the ring allgather as a persistent request, in place in recvbuf.
-#include "choreo/coll.hpp"
+// allgather_init: the ring allgather as a persistent request, in place in recvbuf (the plan:
+// allgather_plan.cpp).
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"
@@ -10,24 +10,7 @@ namespace {
 
 constexpr const char* kAllgatherInitCall = "allgather_init";
 
-/// Step s (the tag): send block r-s, receive block r-s-1, both in recvbuf.
-detail::Placer allgather_ring_placer(int ranks, int rank, std::int64_t block_bytes) {
-  return [=](const sim::CompactSchedule& s, sim::OpIndex op) {
-    const int behind = s.kind(op) == OpKind::Send ? s.tag(op) : s.tag(op) + 1;
-    const std::int64_t block = ((rank - behind) % ranks + ranks) % ranks;
-    return detail::Place{detail::BufferId::User, block * block_bytes};
-  };
-}
-
 }  // namespace
-
-detail::Plan detail::allgather_plan(std::int64_t block_bytes, int ranks, int rank) {
-  Plan plan = plan_from_schedule(coll::allgather_ring(ranks, block_bytes), rank, 1,
-                                 allgather_ring_placer(ranks, rank, block_bytes), "allgather:ring");
-  plan.initial_copy_bytes = block_bytes;
-  plan.initial_copy_offset = rank * block_bytes;
-  return plan;
-}
 
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options) {

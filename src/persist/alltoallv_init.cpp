@@ -181,9 +181,9 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     const std::int64_t send_size = local.send_size, recv_size = local.recv_size;
     plan = detail::plan_from_schedule(
         sim::compact(mine), rank, 1,
-        [&](const sim::CompactSchedule& s, sim::OpIndex op) {
-          const auto peer = static_cast<std::size_t>(s.peer(op));
-          return s.kind(op) == OpKind::Send
+        [&](const detail::MessageOp& message) {
+          const auto peer = static_cast<std::size_t>(message.peer);
+          return message.kind == detail::CommandKind::Send
                      ? detail::Place{detail::BufferId::Send, sdispls[peer] * send_size}
                      : detail::Place{detail::BufferId::User, rdispls[peer] * recv_size};
         },

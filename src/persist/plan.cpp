@@ -8,16 +8,36 @@
 
 namespace choreo::persist::detail {
 
-namespace {
-
-[[noreturn]] void unsupported(const std::string& algorithm, const char* what) {
+void unsupported(const std::string& algorithm, const char* what) {
   throw Error(
       fmt::format("internal error: the schedule of {} has {}, which a persistent "
                   "collective cannot run; please report it",
                   algorithm, what));
 }
 
-}  // namespace
+void note_receive_of_calc(const std::string& algorithm, std::vector<std::int64_t>& receive_of_calc,
+                          std::size_t calc, std::size_t recv) {
+  if (receive_of_calc[calc] >= 0) unsupported(algorithm, "a calc that waits for two receives");
+  receive_of_calc[calc] = static_cast<std::int64_t>(recv);
+}
+
+void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc) {
+  for (std::size_t i = 0; i < plan.commands.size(); ++i) {
+    Command& command = plan.commands[i];
+    if (command.kind != CommandKind::Reduce) continue;
+    if (receive_of_calc[i] < 0) unsupported(plan.algorithm, "a calc that waits for no receive");
+    const Command& received = plan.commands[static_cast<std::size_t>(receive_of_calc[i])];
+    command.bytes = received.bytes;
+    command.source = received.data;
+    command.data = Place{BufferId::User, received.data.offset};
+  }
+  for (const Command& command : plan.commands)
+    if (command.bytes > std::numeric_limits<int>::max())
+      throw Error(
+          fmt::format("{}: a message of {} bytes exceeds MPI's int count; use more "
+                      "segments or a smaller count",
+                      plan.algorithm, command.bytes));
+}
 
 Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
                         const Placer& place, std::string algorithm) {
@@ -34,7 +54,7 @@ Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int
       command.peer = schedule.peer(op);
       command.tag = schedule.tag(op);
       command.bytes = schedule.amount(op) * unit_bytes;
-      command.data = place(schedule, op);
+      command.data = place({command.kind, command.peer, command.tag, schedule.amount(op)});
     } else if (kind == OpKind::Calc) {
       command.kind = CommandKind::Reduce;
     } else {
@@ -50,24 +70,10 @@ Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int
     schedule.for_each_completed_dependent(op, [&](sim::OpIndex dependent) {
       command.dependents.push_back(dependent - first);
       if (kind == OpKind::Recv && schedule.kind(dependent) == OpKind::Calc)
-        receive_of_calc[dependent - first] = op - first;
+        note_receive_of_calc(plan.algorithm, receive_of_calc, dependent - first, op - first);
     });
   }
-  for (std::size_t i = 0; i < plan.commands.size(); ++i) {
-    Command& command = plan.commands[i];
-    if (command.kind != CommandKind::Reduce) continue;
-    if (receive_of_calc[i] < 0) unsupported(plan.algorithm, "a calc that waits for no receive");
-    const Command& received = plan.commands[static_cast<std::size_t>(receive_of_calc[i])];
-    command.bytes = received.bytes;
-    command.source = received.data;
-    command.data = Place{BufferId::User, received.data.offset};
-  }
-  for (const Command& command : plan.commands)
-    if (command.bytes > std::numeric_limits<int>::max())
-      throw Error(
-          fmt::format("{}: a message of {} bytes exceeds MPI's int count; use more "
-                      "segments or a smaller count",
-                      plan.algorithm, command.bytes));
+  finish_plan(plan, receive_of_calc);
   return plan;
 }
 

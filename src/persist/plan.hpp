@@ -1,6 +1,8 @@
 #pragma once
-// A rank's command list (private): the ops of one rank's program in a generated schedule,
+// A rank's command list (private): the ops of one rank's program of a collective algorithm,
 // each placed in the caller's buffers, with the dependents each releases on completion.
+// PlanBuilder (plan_builder.hpp) writes it from the algorithm's per-rank code, in the rank's
+// own time and memory; plan_from_schedule reads it out of a generated schedule of all ranks.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -15,6 +17,7 @@ enum class BufferId : std::uint8_t { User, Send, Scratch };
 struct Place {
   BufferId buffer = BufferId::User;
   std::int64_t offset = 0;
+  friend bool operator==(const Place&, const Place&) = default;
 };
 
 enum class CommandKind : std::uint8_t { Send, Recv, Reduce };
@@ -42,14 +45,41 @@ struct Plan {
   std::int64_t initial_copy_source_offset = 0;
 };
 
-/// Where the message op `op` of the schedule moves its bytes.
-using Placer = std::function<Place(const sim::CompactSchedule&, sim::OpIndex op)>;
+/// A send or a receive as the generator made it (amount in the generator's units).
+struct MessageOp {
+  CommandKind kind = CommandKind::Send;
+  int peer = 0;
+  int tag = 0;
+  std::int64_t amount = 0;
+};
+
+/// Where a message moves its bytes: algorithms place them by side and tag (the step or the
+/// segment number), alltoallv by peer.
+using Placer = std::function<Place(const MessageOp&)>;
 
 /// Rank `rank`'s program as a Plan: message amounts times unit_bytes (generators that cut
 /// a vector by elements are called with a count), calcs as reductions of the receive they
 /// wait for (data in the user buffer at the receive's offset). Throws on ops a plan cannot
-/// hold (copies, delays, irequires, calcs without a receive).
+/// hold (copies, delays, irequires, calcs without a receive). Reads one rank out of a schedule
+/// of all: alltoallv's way (its schedule needs every rank's counts), and the reference the
+/// tests hold the per-rank plans (PlanBuilder) to.
 Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
                         const Placer& place, std::string algorithm);
+
+// ---- shared by plan_from_schedule and PlanBuilder -------------------------------------------
+
+/// Throws the internal error of a schedule with `what` (a copy, an irequires, ...), which
+/// a plan cannot run.
+[[noreturn]] void unsupported(const std::string& algorithm, const char* what);
+
+/// Records that reduction `calc` combines what receive `recv` brought (both command indices
+/// of receive_of_calc, -1 while unknown); throws if the calc already waits for another.
+void note_receive_of_calc(const std::string& algorithm, std::vector<std::int64_t>& receive_of_calc,
+                          std::size_t calc, std::size_t recv);
+
+/// Completes a plan whose messages are placed: every reduction takes the bytes and the
+/// region of its receive (receive_of_calc, indexed by command) and accumulates into the user
+/// buffer at the same offset; then throws if a message exceeds MPI's int count.
+void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc);
 
 }  // namespace choreo::persist::detail

@@ -3,16 +3,38 @@
 // sizes (private): no MPI call, no check that the ranks agree. The *_init calls check and
 // agree first; the interposition library calls these with what MPI already requires to be
 // the same on every rank.
+//
+// A rank builds only its own program (PlanBuilder on the algorithm's per-rank code), in the
+// time and memory of its own messages plus O(log P) arithmetic (docs/persistent.md, "Init that
+// scales"). The *_plans_from_full_schedule functions build the same plans the old way, out of
+// the generator's schedule of every rank: the reference of the tests and of
+// bench/persist_init_scale.cpp, not for use at init.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "choreo/persist/options.hpp"
 #include "plan.hpp"
 
 namespace choreo::persist::detail {
 
-/// A broadcast of `bytes` from `root`: "binomial", "kary_pipeline" or "multitree" (options:
-/// arity, parts, segment size, Hockney's alpha and beta).
+/// What a broadcast's plan depends on besides the ranks.
+struct BcastShape {
+  std::string algorithm;  ///< "binomial", "kary_pipeline" or "multitree"
+  std::int64_t bytes = 0;
+  int root = 0, arity = 0, parts = 1;
+  std::int64_t segment_bytes = 0;  ///< pipelined algorithms only
+};
+
+/// The shape of a broadcast of `bytes` from `root` with options' arity, parts and segment
+/// size (Hockney's rule with options' alpha and beta when it is 0). Throws choreo::Error on
+/// a bad option (a negative segment size, parts > arity, ...).
+BcastShape bcast_shape(const std::string& algorithm, std::int64_t bytes, int root, int ranks,
+                       const Options& options);
+
+/// Rank `rank`'s broadcast: every message of the binomial tree is the whole buffer; a
+/// pipelined message is its segment (the tag), at the segment's offset.
+Plan bcast_plan(const BcastShape& shape, int ranks, int rank);
 Plan bcast_plan(const std::string& algorithm, std::int64_t bytes, int root, int ranks, int rank,
                 const Options& options);
 /// An allreduce of `count` elements of `element_size` bytes: "recdbl" or "ring". Reductions
@@ -21,5 +43,16 @@ Plan allreduce_plan(const std::string& algorithm, std::int64_t count, int elemen
                     int rank);
 /// The ring allgather of blocks of `block_bytes`, in place in the user buffer.
 Plan allgather_plan(std::int64_t block_bytes, int ranks, int rank);
+
+/// The same plans read out of the generator's schedule of all P ranks (plan_from_schedule),
+/// for each rank of `of_ranks` from one schedule: O(P x a rank's messages) time and memory
+/// however few ranks are asked for. Tests and benchmarks only.
+std::vector<Plan> bcast_plans_from_full_schedule(const BcastShape& shape, int ranks,
+                                                 const std::vector<int>& of_ranks);
+std::vector<Plan> allreduce_plans_from_full_schedule(const std::string& algorithm,
+                                                     std::int64_t count, int element_size,
+                                                     int ranks, const std::vector<int>& of_ranks);
+std::vector<Plan> allgather_plans_from_full_schedule(std::int64_t block_bytes, int ranks,
+                                                     const std::vector<int>& of_ranks);
 
 }  // namespace choreo::persist::detail

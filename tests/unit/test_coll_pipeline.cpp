@@ -17,6 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -182,6 +183,52 @@ TEST(CollPipeline, MultitreeInteriorsAreDisjointAndTreesSpan) {
           for (int r = 0; r < ranks; ++r)
             EXPECT_LE(interior_in[static_cast<std::size_t>(r)], 1)
                 << "P=" << ranks << " k=" << arity << " t=" << trees << " rank " << r;
+        }
+}
+
+// multitree_links gives one rank its links without the tree: they must be the tree's, which
+// the test above holds to the reference rotated list.
+TEST(CollPipeline, MultitreeLinksOfOneRankAreThoseOfItsTree) {
+  for (int ranks : rank_counts())
+    for (int arity : {1, 2, 3, 4, 5})
+      for (int trees = 1; trees <= arity; ++trees)
+        for (int root : {0, ranks - 1, ranks / 2})
+          for (int t = 0; t < trees; ++t) {
+            const coll::BroadcastTree tree = coll::multitree_tree(ranks, root, arity, trees, t);
+            EXPECT_EQ(coll::multitree_depth(ranks, arity, trees), tree.depth);
+            for (int r = 0; r < ranks; ++r) {
+              const coll::TreeLinks links = coll::multitree_links(ranks, root, arity, trees, t, r);
+              EXPECT_EQ(links.parent, tree.parent[static_cast<std::size_t>(r)])
+                  << "P=" << ranks << " root " << root << " k=" << arity << " tree " << t
+                  << " rank " << r;
+              EXPECT_EQ(links.children, tree.children[static_cast<std::size_t>(r)])
+                  << "P=" << ranks << " root " << root << " k=" << arity << " tree " << t
+                  << " rank " << r;
+            }
+          }
+  EXPECT_THROW(coll::multitree_links(10, 0, 3, 3, 0, 10), Error);
+  EXPECT_THROW(coll::multitree_links(10, 0, 3, 4, 0, 1), Error);
+  EXPECT_THROW(coll::multitree_depth(10, 3, 4), Error);
+  EXPECT_THROW(coll::multitree_depth(10, 0), Error);
+}
+
+// At P = 2^30 and INT_MAX, where no test can build the tree: a rank's children name it as
+// their parent, its parent names it as a child, and positions past P are no children.
+TEST(CollPipeline, MultitreeLinksAgreeBetweenRanksOfHugeTrees) {
+  for (int ranks : {1 << 30, 2147483647})
+    for (int arity : {2, 3, 7})
+      for (int t = 0; t < std::min(3, arity); ++t)
+        for (int rank : {0, 1, 5, ranks / 2, ranks / arity, ranks - 2, ranks - 1}) {
+          const int root = ranks - 2, trees = std::min(3, arity);
+          const coll::TreeLinks links = coll::multitree_links(ranks, root, arity, trees, t, rank);
+          EXPECT_EQ(links.parent < 0, rank == root);
+          for (int child : links.children)
+            EXPECT_EQ(coll::multitree_links(ranks, root, arity, trees, t, child).parent, rank);
+          if (links.parent >= 0) {
+            const auto siblings =
+                coll::multitree_links(ranks, root, arity, trees, t, links.parent).children;
+            EXPECT_NE(std::find(siblings.begin(), siblings.end(), rank), siblings.end());
+          }
         }
 }
 

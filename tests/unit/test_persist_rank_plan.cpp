@@ -1,0 +1,243 @@
+// One rank's persistent-collective plan, built from that rank's program alone (PlanBuilder on
+// the per-rank generator code; the multitree's links in closed form, multitree_links), against
+// the reference: the plan read out of the generator's schedule of all P ranks
+// (plan_from_schedule on coll::bcast_binomial, bcast_multitree, allreduce_recursive_doubling,
+// allreduce_ring, allgather_ring), whose trees come from multitree_tree's O(P) heap. For every
+// rank of many P (1..70 and a few large), roots, byte counts (0, 1, odd, not divisible by the
+// parts or the segments), arities, parts and segment sizes, the two plans must agree command by
+// command: kind, peer, tag, bytes, data and source places, dependency count and the dependents
+// in order; and on the plan's name, scratch and initial copy.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../../src/persist/plans.hpp"
+#include "choreo/coll_pipeline.hpp"
+
+namespace choreo::persist::detail {
+namespace {
+
+using i64 = std::int64_t;
+
+std::string place_text(const Place& place) {
+  const char* buffer = place.buffer == BufferId::User   ? "user"
+                       : place.buffer == BufferId::Send ? "send"
+                                                        : "scratch";
+  return fmt::format("{}+{}", buffer, place.offset);
+}
+
+std::string command_text(const Command& c) {
+  const char* kind = c.kind == CommandKind::Send   ? "send"
+                     : c.kind == CommandKind::Recv ? "recv"
+                                                   : "reduce";
+  std::string dependents;
+  for (std::uint32_t d : c.dependents) dependents += fmt::format(" {}", d);
+  return fmt::format(
+      "{} peer {} tag {} {} bytes data {} source {}, {} dependencies, dependents [{}]", kind,
+      c.peer, c.tag, c.bytes, place_text(c.data), place_text(c.source), c.dependencies, dependents);
+}
+
+bool same_command(const Command& a, const Command& b) {
+  return a.kind == b.kind && a.peer == b.peer && a.tag == b.tag && a.bytes == b.bytes &&
+         a.data == b.data && a.source == b.source && a.dependencies == b.dependencies &&
+         a.dependents == b.dependents;
+}
+
+/// The first difference between the plan built and the reference, or "" when they agree.
+std::string first_difference(const Plan& built, const Plan& reference) {
+  if (built.algorithm != reference.algorithm)
+    return fmt::format("algorithm {} vs {}", built.algorithm, reference.algorithm);
+  if (built.scratch_bytes != reference.scratch_bytes)
+    return fmt::format("scratch {} vs {}", built.scratch_bytes, reference.scratch_bytes);
+  if (built.initial_copy_bytes != reference.initial_copy_bytes ||
+      built.initial_copy_offset != reference.initial_copy_offset ||
+      built.initial_copy_source_offset != reference.initial_copy_source_offset)
+    return "initial copy";
+  const std::size_t common = std::min(built.commands.size(), reference.commands.size());
+  for (std::size_t i = 0; i < common; ++i)
+    if (!same_command(built.commands[i], reference.commands[i]))
+      return fmt::format("command {}:\n  built     {}\n  reference {}", i,
+                         command_text(built.commands[i]), command_text(reference.commands[i]));
+  if (built.commands.size() != reference.commands.size())
+    return fmt::format("{} commands vs {}", built.commands.size(), reference.commands.size());
+  return "";
+}
+
+std::vector<int> every_rank(int ranks) {
+  std::vector<int> out(static_cast<std::size_t>(ranks));
+  for (int rank = 0; rank < ranks; ++rank) out[static_cast<std::size_t>(rank)] = rank;
+  return out;
+}
+
+/// Checks every rank; stops at the first rank that differs (one message, not P).
+template <typename Built>
+void expect_every_rank_alike(int ranks, const std::string& what, Built built,
+                             const std::vector<Plan>& reference, std::int64_t& compared) {
+  for (int rank = 0; rank < ranks; ++rank) {
+    const std::string difference =
+        first_difference(built(rank), reference[static_cast<std::size_t>(rank)]);
+    ++compared;
+    if (!difference.empty()) {
+      ADD_FAILURE() << what << ", rank " << rank << " of " << ranks << ": " << difference;
+      return;
+    }
+  }
+}
+
+// ---- broadcasts ------------------------------------------------------------------------------
+
+struct BcastCase {
+  std::string algorithm;
+  int ranks = 1, root = 0, arity = 0, parts = 1;
+  i64 bytes = 0, segment = 0;  // segment 0: Hockney's rule
+};
+
+std::string text(const BcastCase& c) {
+  return fmt::format("bcast:{} P={} root={} arity={} parts={} bytes={} segment={}", c.algorithm,
+                     c.ranks, c.root, c.arity, c.parts, c.bytes, c.segment);
+}
+
+void expect_bcast_alike(const BcastCase& c, std::int64_t& compared) {
+  Options options;
+  options.arity = c.arity;
+  options.parts = c.parts;
+  options.segment_bytes = c.segment;
+  const BcastShape shape = bcast_shape(c.algorithm, c.bytes, c.root, c.ranks, options);
+  expect_every_rank_alike(
+      c.ranks, text(c), [&](int rank) { return bcast_plan(shape, c.ranks, rank); },
+      bcast_plans_from_full_schedule(shape, c.ranks, every_rank(c.ranks)), compared);
+}
+
+/// (root, bytes, segment) of a case, varied with P: roots at both ends and inside, byte counts
+/// not divisible by 2 or 3 parts nor by the segments, and Hockney's rule (one segment a part).
+std::vector<BcastCase> bcast_variants(BcastCase base) {
+  const int p = base.ranks;
+  const std::vector<std::array<i64, 3>> variants{
+      {0, 0, 0}, {p - 1, 1, 0}, {p / 2, 1001, 64}, {(p * 7) / 13, 4099, 333}, {1 % p, 100, 7}};
+  std::vector<BcastCase> out;
+  for (const auto& [root, bytes, segment] : variants) {
+    BcastCase c = base;
+    c.root = static_cast<int>(root);
+    c.bytes = bytes;
+    c.segment = segment;
+    out.push_back(c);
+  }
+  return out;
+}
+
+/// Every algorithm and layout the persistent broadcast takes: binomial, the k-ary pipeline of
+/// arity 1 (a chain) to 4, and the multitree of arity 2..4 with 1..min(3, arity) parts.
+std::vector<BcastCase> bcast_layouts(int ranks) {
+  std::vector<BcastCase> out{{"binomial", ranks}};
+  for (int arity = 1; arity <= 4; ++arity) out.push_back({"kary_pipeline", ranks, 0, arity, 1});
+  for (int arity = 2; arity <= 4; ++arity)
+    for (int parts = 1; parts <= std::min(3, arity); ++parts)
+      out.push_back({"multitree", ranks, 0, arity, parts});
+  return out;
+}
+
+TEST(PersistRankPlan, BroadcastsMatchTheFullScheduleOnEveryRank) {
+  std::int64_t compared = 0;
+  for (int ranks = 1; ranks <= 70; ++ranks)
+    for (const BcastCase& layout : bcast_layouts(ranks))
+      for (const BcastCase& c : bcast_variants(layout)) expect_bcast_alike(c, compared);
+  EXPECT_GT(compared, 100000);
+}
+
+TEST(PersistRankPlan, BroadcastsMatchTheFullScheduleOnManyRanks) {
+  std::int64_t compared = 0;
+  for (int ranks : {1000, 4097}) {
+    for (int root : {0, ranks - 1, ranks / 3}) {
+      expect_bcast_alike({"binomial", ranks, root, 0, 1, 12345, 0}, compared);
+      expect_bcast_alike({"kary_pipeline", ranks, root, 2, 1, 1001, 100}, compared);
+      expect_bcast_alike({"multitree", ranks, root, 3, 3, 1001, 64}, compared);
+      expect_bcast_alike({"multitree", ranks, root, 4, 2, 999, 0}, compared);
+    }
+  }
+  EXPECT_EQ(compared, 3 * 4 * (1000 + 4097));
+}
+
+// ---- allreduce and allgather -----------------------------------------------------------------
+
+void expect_allreduce_alike(const std::string& algorithm, int ranks, i64 count, int element_size,
+                            std::int64_t& compared) {
+  expect_every_rank_alike(
+      ranks,
+      fmt::format("allreduce:{} P={} count={} element size {}", algorithm, ranks, count,
+                  element_size),
+      [&](int rank) { return allreduce_plan(algorithm, count, element_size, ranks, rank); },
+      allreduce_plans_from_full_schedule(algorithm, count, element_size, ranks, every_rank(ranks)),
+      compared);
+}
+
+TEST(PersistRankPlan, AllreducesMatchTheFullScheduleOnEveryRank) {
+  std::int64_t compared = 0;
+  for (int ranks = 1; ranks <= 70; ++ranks)
+    for (const char* algorithm : {"recdbl", "ring"})
+      // Counts below, at and above P (the ring's empty chunks) and an odd one.
+      for (i64 count : {i64{0}, i64{1}, i64{5}, i64{ranks} - 1, i64{ranks} + 3, i64{1001}})
+        for (int element_size : {1, 8})
+          expect_allreduce_alike(algorithm, ranks, count, element_size, compared);
+  for (int ranks : {1000, 1025}) {
+    expect_allreduce_alike("recdbl", ranks, 3, 8, compared);
+    expect_allreduce_alike("ring", ranks, 7, 4, compared);  // mostly empty steps
+  }
+  expect_allreduce_alike("ring", 300, 1001, 8, compared);
+  EXPECT_GT(compared, 60000);
+}
+
+TEST(PersistRankPlan, AllgathersMatchTheFullScheduleOnEveryRank) {
+  std::int64_t compared = 0;
+  for (int ranks = 1; ranks <= 70; ++ranks)
+    for (i64 block : {i64{0}, i64{1}, i64{24}})
+      expect_every_rank_alike(
+          ranks, fmt::format("allgather:ring P={} block={}", ranks, block),
+          [&](int rank) { return allgather_plan(block, ranks, rank); },
+          allgather_plans_from_full_schedule(block, ranks, every_rank(ranks)), compared);
+  EXPECT_EQ(compared, 3 * (70 * 71 / 2));
+}
+
+// ---- what no reference can build: communicators of a billion ranks -------------------------
+
+/// A rank's plan at P = 2^30 and INT_MAX: an O(P) tree or rank list would take gigabytes and
+/// seconds here. Each send goes to a rank whose own plan receives from this one, with the tag.
+TEST(PersistRankPlan, OneRankOfABillionBuildsItsOwnPlan) {
+  for (int ranks : {1 << 30, INT_MAX})
+    for (const char* algorithm : {"binomial", "kary_pipeline", "multitree"}) {
+      Options options;
+      const BcastShape shape = bcast_shape(algorithm, 1 << 20, ranks - 2, ranks, options);
+      for (int rank : {ranks - 2, ranks - 1, 0, 12345, ranks / 3}) {
+        const Plan plan = bcast_plan(shape, ranks, rank);
+        ASSERT_FALSE(plan.commands.empty()) << algorithm << " rank " << rank;
+        for (const Command& send : plan.commands) {
+          if (send.kind != CommandKind::Send) continue;
+          const Plan peer = bcast_plan(shape, ranks, send.peer);
+          bool received = false;
+          for (const Command& recv : peer.commands)
+            received |= recv.kind == CommandKind::Recv && recv.peer == rank &&
+                        recv.tag == send.tag && recv.bytes == send.bytes && recv.data == send.data;
+          EXPECT_TRUE(received) << algorithm << " P=" << ranks << ": rank " << rank << " sends tag "
+                                << send.tag << " to " << send.peer << ", which never receives it";
+        }
+      }
+    }
+}
+
+TEST(PersistRankPlan, RejectsRanksOutsideTheCommunicator) {
+  Options options;
+  const BcastShape shape = bcast_shape("multitree", 100, 0, 8, options);
+  EXPECT_THROW(bcast_plan(shape, 8, 8), Error);
+  EXPECT_THROW(bcast_plan(shape, 8, -1), Error);
+  EXPECT_THROW(allreduce_plan("ring", 10, 8, 4, 4), Error);
+  EXPECT_THROW(allreduce_plan("butterfly", 10, 8, 4, 0), Error);
+  EXPECT_THROW(allgather_plan(8, 4, -1), Error);
+}
+
+}  // namespace
+}  // namespace choreo::persist::detail
