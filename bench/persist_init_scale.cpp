@@ -26,7 +26,6 @@
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
 #include "choreo/redist/peak_memory.hpp"
-#include "choreo/text.hpp"
 
 namespace {
 
@@ -232,12 +231,14 @@ nlohmann::json json_of(const std::vector<Row>& rows) {
 
 int main(int argc, char** argv) {
   CLI::App app{"One rank's persistent-collective plan at scale, against the full schedule"};
-  std::string ranks_text = "1024,65536,1048576";
+  std::vector<int> rank_counts{1024, 65536, 1048576};
   int reps = 21, old_reps = 3;
   std::int64_t segment_bytes = 0;
   double limit_gb = 4, limit_seconds = 30;
   bool json = false;
-  app.add_option("--ranks", ranks_text, "Comma-separated P (default 1024,65536,1048576)");
+  app.add_option("--ranks", rank_counts, "Comma-separated P (default 1024,65536,1048576)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--reps", reps, "Timed plans per sampled rank, at least (default 21)")
       ->check(CLI::PositiveNumber);
   app.add_option("--old-reps", old_reps, "Timed full schedules per case (default 3)")
@@ -251,9 +252,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     std::vector<Row> rows;
-    for (const std::string_view text : choreo::split(ranks_text, ',')) {
-      const int ranks = std::stoi(std::string(text));
-      if (ranks < 1) throw choreo::Error(fmt::format("--ranks {}: P must be 1 or more", ranks));
+    for (const int ranks : rank_counts) {
       for (const Case& c : cases_at(ranks, segment_bytes)) {
         Row slowest;
         for (int rank : {0, 1 % ranks, ranks / 2, ranks - 1}) {

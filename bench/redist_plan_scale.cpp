@@ -20,7 +20,6 @@
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
 #include "choreo/redist/rank_plan.hpp"
-#include "choreo/text.hpp"
 
 namespace {
 
@@ -43,11 +42,14 @@ struct Row {
 
 int main(int argc, char** argv) {
   CLI::App app{"One rank's redistribution plan at scale, against the plan of every rank pair"};
-  std::string ranks_text = "1024,4096", csv_path;
+  std::vector<int> rank_counts{1024, 4096};
+  std::string csv_path;
   std::int64_t n = 100000;
   int reps = 5, samples = 8;
   bool all_pairs = true;
-  app.add_option("--ranks", ranks_text, "Comma-separated square rank counts (default 1024,4096)");
+  app.add_option("--ranks", rank_counts, "Comma-separated square rank counts (default 1024,4096)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   app.add_option("--n", n, "Matrix extent (default 100000)")->check(CLI::PositiveNumber);
   app.add_option("--reps", reps, "Timed plans per sampled rank (default 5)")
       ->check(CLI::PositiveNumber);
@@ -58,8 +60,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     std::vector<Row> rows;
-    for (const std::string_view text : choreo::split(ranks_text, ',')) {
-      const int ranks = std::stoi(std::string(text));
+    for (const int ranks : rank_counts) {
       const int side = static_cast<int>(std::lround(std::sqrt(ranks)));
       if (side * side != ranks)
         throw choreo::Error(fmt::format("--ranks {}: use square counts (1024, 4096)", ranks));

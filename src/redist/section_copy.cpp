@@ -183,12 +183,19 @@ PieceCopy piece_copy(std::int64_t bytes) {
 /// tile's cache lines stay in L1 from one run to the next.
 constexpr std::int64_t kTileColumns = 64;
 
-/// Packs (Packing) or unpacks a two-dimensional section between `array` and `buffer` (the
-/// section's elements in canonical order, first dimension fastest). Returns the elements.
+/// Where one end of a copy reads or writes: a piece's byte offset, the step to the next
+/// column's piece, and the bytes between a piece's elements.
+struct End {
+  std::int64_t at = 0, step = 0, stride = 0;
+};
+
+/// Packs (Packing: `from` is the array, `to` the buffer) or unpacks (the reverse) a
+/// two-dimensional section; the buffer holds its elements in canonical order, first
+/// dimension fastest. Returns the elements.
 template <bool Packing>
-std::int64_t copy_matrix_section(const LocalSection& s, const char* array_in, char* array_out,
-                                 const char* buffer_in, char* buffer_out, std::int64_t bytes,
-                                 std::vector<Run>& inner, std::vector<std::int64_t>& prefix) {
+std::int64_t copy_matrix_section(const LocalSection& s, const char* from, char* to,
+                                 std::int64_t bytes, std::vector<Run>& inner,
+                                 std::vector<std::int64_t>& prefix) {
   inner_runs(s, inner);
   prefix.assign(inner.size(), 0);
   std::int64_t per_column = 0;
@@ -200,27 +207,20 @@ std::int64_t copy_matrix_section(const LocalSection& s, const char* array_in, ch
       const std::int64_t n = std::min(kTileColumns, t.count - first);
       for (std::size_t r = 0; r < inner.size(); ++r) {
         const Run& run = inner[r];
-        const std::int64_t at = (t.start + first * t.stride + run.offset) * bytes;
-        const std::int64_t packed = ((column + first) * per_column + prefix[r]) * bytes;
-        const std::int64_t array_step = t.stride * bytes, buffer_step = per_column * bytes;
+        const End array{(t.start + first * t.stride + run.offset) * bytes, t.stride * bytes,
+                        run.stride * bytes};
+        const End buffer{((column + first) * per_column + prefix[r]) * bytes, per_column * bytes,
+                         bytes};
+        const End& source = Packing ? array : buffer;
+        const End& target = Packing ? buffer : array;
         const PieceCopy fixed = run.stride == 1 ? piece_copy(run.count * bytes) : nullptr;
-        if constexpr (Packing) {
-          if (fixed != nullptr) {
-            fixed(array_in + at, array_step, buffer_out + packed, buffer_step, n);
-            continue;
-          }
-          for (std::int64_t i = 0; i < n; ++i)
-            copy_elements(array_in + at + i * array_step, run.stride * bytes,
-                          buffer_out + packed + i * buffer_step, bytes, run.count, bytes);
-        } else {
-          if (fixed != nullptr) {
-            fixed(buffer_in + packed, buffer_step, array_out + at, array_step, n);
-            continue;
-          }
-          for (std::int64_t i = 0; i < n; ++i)
-            copy_elements(buffer_in + packed + i * buffer_step, bytes,
-                          array_out + at + i * array_step, run.stride * bytes, run.count, bytes);
+        if (fixed != nullptr) {
+          fixed(from + source.at, source.step, to + target.at, target.step, n);
+          continue;
         }
+        for (std::int64_t i = 0; i < n; ++i)
+          copy_elements(from + source.at + i * source.step, source.stride,
+                        to + target.at + i * target.step, target.stride, run.count, bytes);
       }
     }
     column += t.count;
@@ -228,34 +228,32 @@ std::int64_t copy_matrix_section(const LocalSection& s, const char* array_in, ch
   return column * per_column;
 }
 
-/// Pack or unpack of a section list: matrices by copy_matrix_section, anything else run by
-/// run. Returns the bytes of the buffer.
+/// Pack (Packing: `from` is the array, `to` the buffer) or unpack of a section list:
+/// matrices by copy_matrix_section, anything else run by run. Returns the buffer's bytes.
 template <bool Packing>
-std::int64_t copy_sections(const std::vector<LocalSection>& sections, const char* array_in,
-                           char* array_out, const char* buffer_in, char* buffer_out,
+std::int64_t copy_sections(const std::vector<LocalSection>& sections, const char* from, char* to,
                            std::int64_t bytes) {
   std::vector<Run> inner;
   std::vector<std::int64_t> prefix;
   std::int64_t done = 0;  // bytes of the buffer so far
   for (const LocalSection& s : sections) {
     if (is_empty(s)) continue;
+    const char* source = Packing ? from : from + done;
+    char* target = Packing ? to + done : to;
     if (s.dims.size() == 2) {
-      done += bytes * copy_matrix_section<Packing>(
-                          s, array_in, array_out, Packing ? nullptr : buffer_in + done,
-                          Packing ? buffer_out + done : nullptr, bytes, inner, prefix);
+      done += bytes * copy_matrix_section<Packing>(s, source, target, bytes, inner, prefix);
       continue;
     }
     ColumnRuns cursor(std::span<const LocalSection>(&s, 1));
     Run run;
-    while (cursor.next(run)) {
+    for (std::int64_t packed = 0; cursor.next(run); packed += run.count * bytes) {
+      const std::int64_t at = run.offset * bytes, stride = run.stride * bytes;
       if constexpr (Packing)
-        copy_elements(array_in + run.offset * bytes, run.stride * bytes, buffer_out + done, bytes,
-                      run.count, bytes);
+        copy_elements(source + at, stride, target + packed, bytes, run.count, bytes);
       else
-        copy_elements(buffer_in + done, bytes, array_out + run.offset * bytes, run.stride * bytes,
-                      run.count, bytes);
-      done += run.count * bytes;
+        copy_elements(source + packed, bytes, target + at, stride, run.count, bytes);
     }
+    done += s.elements() * bytes;
   }
   return done;
 }
@@ -264,14 +262,14 @@ std::int64_t copy_sections(const std::vector<LocalSection>& sections, const char
 
 std::int64_t pack(const std::vector<LocalSection>& sections, const void* from, void* to,
                   std::int64_t element_bytes) {
-  return copy_sections<true>(sections, static_cast<const char*>(from), nullptr, nullptr,
-                             static_cast<char*>(to), element_bytes);
+  return copy_sections<true>(sections, static_cast<const char*>(from), static_cast<char*>(to),
+                             element_bytes);
 }
 
 std::int64_t unpack(const std::vector<LocalSection>& sections, const void* from, void* to,
                     std::int64_t element_bytes) {
-  return copy_sections<false>(sections, nullptr, static_cast<char*>(to),
-                              static_cast<const char*>(from), nullptr, element_bytes);
+  return copy_sections<false>(sections, static_cast<const char*>(from), static_cast<char*>(to),
+                              element_bytes);
 }
 
 void copy_between(const std::vector<LocalSection>& from_sections, const void* from,
