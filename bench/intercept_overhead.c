@@ -19,17 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "median.h"
+
 enum { kMaxRounds = 1000 };
-
-static int compare_doubles(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* values, int n) {
-  qsort(values, (size_t)n, sizeof *values, compare_doubles);
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 typedef void (*Body)(void* context);
 
@@ -45,15 +37,19 @@ static double timed(Body body, void* context, int calls) {
 
 typedef struct {
   int ranks, rank;
-  MPI_Comm comm;      /* for the hand-posted exchange */
-  int value;          /* bcast */
+  MPI_Comm comm; /* for the hand-posted exchange */
+  int value;     /* bcast */
   int *counts, *displs, *zeros;
-  char *send, *recv;  /* 8 bytes per rank */
+  char *send, *recv; /* 8 bytes per rank */
   MPI_Request* requests;
 } Context;
 
-static void bcast_intercepted(void* c) { MPI_Bcast(&((Context*)c)->value, 1, MPI_INT, 0, MPI_COMM_WORLD); }
-static void bcast_pmpi(void* c) { PMPI_Bcast(&((Context*)c)->value, 1, MPI_INT, 0, MPI_COMM_WORLD); }
+static void bcast_intercepted(void* c) {
+  MPI_Bcast(&((Context*)c)->value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+static void bcast_pmpi(void* c) {
+  PMPI_Bcast(&((Context*)c)->value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
 
 static void self_intercepted(void* v) {
   Context* c = v;

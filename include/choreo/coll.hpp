@@ -166,6 +166,30 @@ sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank);
 /// bytes_per_rank == 0 yields no ops. P M sum_i n_i bytes in all.
 sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 
+/// Dissemination barrier (MPICH's MPIR_Barrier_intra_dissemination), K = ceil(log2 P) rounds;
+/// in round i (tag i) rank r sends 0 bytes to r + 2^i and receives 0 bytes from r - 2^i
+/// (mod P); both require the previous round's send and receive. 2KP ops; P == 1 has none.
+sim::CompactSchedule barrier_dissemination(int ranks);
+
+/// Binomial-tree reduce (MPICH's MPIR_Reduce_intra_binomial, commutative op), vr = (r - root)
+/// mod P: for mask = 1, 2, 4, ... (step s = log2 mask, the tag): if vr has the bit, send the
+/// vector to vr - mask and stop; else, if vr + mask < P, receive the vector from it, then
+/// calc(reduce_ns). Each op requires the one before. bytes == 0 yields no ops.
+sim::CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root = 0,
+                                     std::int64_t reduce_ns = 0);
+
+/// Binomial-tree gather (MPICH's MPIR_Gather_intra_binomial), M = bytes_per_rank, vr as for
+/// reduce_binomial: for mask = 1, 2, ... (tag log2 mask): if vr has the bit, send the
+/// subtree's min(mask, P - vr) blocks to vr - mask and stop; else, if c = vr + mask < P,
+/// receive min(mask, P - c) blocks from c. Each op requires the one before. M == 0: no ops.
+sim::CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
+
+/// Binomial-tree scatter (MPICH's MPIR_Scatter_intra_binomial): gather_binomial's messages
+/// reversed, in the mirror order: receive the subtree's blocks from the parent, then send each
+/// child its subtree's, largest first. The link of bit j is step K-1-j (K = ceil(log2 P)),
+/// its tag. Each op requires the one before. M == 0: no ops.
+sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
+
 /// Builds a schedule from a text spec:
 ///
 ///   spec  := collective ":" algorithm { ":" key "=" integer }
@@ -186,6 +210,10 @@ sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 ///   allgather:neighbor             ranks, bytes   (bytes = bytes per rank; ranks even)
 ///   alltoall:pairwise              ranks, bytes   (bytes = bytes per destination)
 ///   alltoall:bruck                 ranks, bytes   (bytes = bytes per destination)
+///   barrier:dissemination          ranks
+///   reduce:binomial                ranks, bytes [, root = 0, reduce_ns = 0]
+///   gather:binomial                ranks, bytes [, root = 0] (bytes = bytes per rank)
+///   scatter:binomial               ranks, bytes [, root = 0] (bytes = bytes per rank)
 /// e.g. "allreduce:recdbl:ranks=1048576:bytes=8:reduce_ns=100". Unknown collectives,
 /// algorithms and keys, missing or repeated keys and malformed numbers throw choreo::Error.
 sim::CompactSchedule generate(const std::string& spec);

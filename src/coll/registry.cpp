@@ -155,6 +155,33 @@ const std::vector<Generator>& generators() {
        {"ranks", "bytes"},
        {},
        [](const Values& v) { return alltoall_bruck(as_int(v, "ranks"), v.at("bytes")); }},
+      {"barrier",
+       "dissemination",
+       {"ranks"},
+       {},
+       [](const Values& v) { return barrier_dissemination(as_int(v, "ranks")); }},
+      {"reduce",
+       "binomial",
+       {"ranks", "bytes"},
+       {"root", "reduce_ns"},
+       [](const Values& v) {
+         return reduce_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
+                                value_or(v, "reduce_ns", 0));
+       }},
+      {"gather",
+       "binomial",
+       {"ranks", "bytes"},
+       {"root"},
+       [](const Values& v) {
+         return gather_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
+      {"scatter",
+       "binomial",
+       {"ranks", "bytes"},
+       {"root"},
+       [](const Values& v) {
+         return scatter_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
   };
   return table;
 }

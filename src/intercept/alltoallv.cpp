@@ -7,6 +7,7 @@
 #include "calls.hpp"
 #include "comm_state.hpp"
 #include "next.hpp"
+#include "record.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept {
@@ -85,9 +86,11 @@ std::optional<Fallback> exchange_declined(const CommState& state) {
 
 using namespace choreo::intercept;
 
-extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+namespace {
+
+int serve_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   auto mpi = [&] {
     return next::Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                            recvtype, comm);
@@ -108,6 +111,29 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
                       recvcounts, rdispls,    recvtype, state.size, state.size};
     return run_exchange(state, state.alltoallv, args, std::nullopt, mpi, record);
   });
+}
+
+}  // namespace
+
+/// The program's call: recorded under CHOREO_RECORD (record.hpp) with the bytes it sends to
+/// each rank, then served as above.
+extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return record::collective(
+      choreo::trace::Collective::Alltoallv, comm,
+      [&] {
+        return serve_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                               recvtype, comm);
+      },
+      [&](choreo::trace::Event& e) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        int size = 0;
+        PMPI_Comm_size(comm, &size);
+        for (int r = 0; r < size; ++r)
+          e.send_bytes.push_back(in_place ? record::bytes(recvcounts[r], recvtype)
+                                          : record::bytes(sendcounts[r], sendtype));
+      });
 }
 
 extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[],

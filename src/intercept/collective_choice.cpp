@@ -12,8 +12,6 @@
 namespace choreo::intercept {
 namespace {
 
-bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 /// What choreo can run as a command list for each collective (src/persist/plans.hpp).
 std::vector<std::string_view> choreo_algorithms(std::string_view collective) {
   if (collective == "bcast") return {"binomial", "kary_pipeline", "multitree"};
@@ -38,30 +36,6 @@ double simulated_seconds(std::string_view collective, std::string_view algorithm
 }
 
 }  // namespace
-
-MpiLibrary library_of(std::string_view version) {
-  if (version.find("Open MPI") != std::string_view::npos) return MpiLibrary::OpenMpi;
-  if (version.find("MPICH") != std::string_view::npos) return MpiLibrary::Mpich;
-  return MpiLibrary::Other;
-}
-
-std::string mpi_default_algorithm(MpiLibrary library, std::string_view collective,
-                                  std::int64_t bytes, int ranks) {
-  const std::int64_t total = bytes * ranks;
-  if (library == MpiLibrary::OpenMpi) {
-    // coll/tuned's fixed decisions (Open MPI 4.1), to the nearest generator choreo has.
-    if (collective == "bcast") return bytes < 2048 ? "binomial" : "kary_pipeline";
-    if (collective == "allreduce") return bytes < 10000 ? "recdbl" : "ring";
-    if (total < 50000) return power_of_two(ranks) ? "recdbl" : "bruck";
-    return ranks % 2 == 0 ? "neighbor" : "ring";
-  }
-  // MPICH's defaults (MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12288, _BCAST_MIN_PROCS 8,
-  // _ALLREDUCE_SHORT_MSG_SIZE 2048, _ALLGATHER_SHORT_MSG_SIZE 81920, _LONG_MSG_SIZE 524288).
-  if (collective == "bcast") return bytes < 12288 || ranks < 8 ? "binomial" : "scatter_allgather";
-  if (collective == "allreduce") return bytes <= 2048 ? "recdbl" : "rabenseifner";
-  if (total < 524288 && power_of_two(ranks)) return "recdbl";
-  return total < 81920 ? "bruck" : "ring";
-}
 
 CollectiveChoice choose_collective(std::string_view collective, std::int64_t bytes, int ranks,
                                    const ExchangeModel& model, MpiLibrary library, bool forced) {

@@ -9,20 +9,15 @@
 #include <string>
 #include <string_view>
 
+#include "choreo/mpi_defaults.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo::intercept {
 
-enum class MpiLibrary : std::uint8_t { Mpich, OpenMpi, Other };
-/// From MPI_Get_library_version's first line.
-MpiLibrary library_of(std::string_view version);
-
-/// The generator (collective:algorithm) closest to what `library` runs by default for a call
-/// of `bytes` (bcast: the message; allreduce: the vector; allgather: one rank's block) on
-/// `ranks` ranks: MPICH's documented thresholds, Open MPI 4.1's fixed decision rules, and
-/// MPICH's for any other library (docs/intercept.md gives the rules).
-std::string mpi_default_algorithm(MpiLibrary library, std::string_view collective,
-                                  std::int64_t bytes, int ranks);
+// What the MPI library runs by default (src/coll/mpi_defaults.cpp, shared with `choreo import`).
+using coll::library_of;
+using coll::mpi_default_algorithm;
+using coll::MpiLibrary;
 
 struct CollectiveChoice {
   bool choreo = false;        ///< take choreo's algorithm

@@ -15,6 +15,7 @@
 #include "collective_site.hpp"
 #include "comm_state.hpp"
 #include "next.hpp"
+#include "record.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -85,8 +86,10 @@ void unpack_from(const std::vector<std::byte>& packed, void* buffer, int count, 
 
 using namespace choreo::intercept;
 
-extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
-                             MPI_Op op, MPI_Comm comm) {
+namespace {
+
+int serve_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    MPI_Comm comm) {
   auto mpi = [&] { return next::Allreduce(sendbuf, recvbuf, count, type, op, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Allreduce);
@@ -126,7 +129,7 @@ extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_
   });
 }
 
-extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+int serve_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   auto mpi = [&] { return next::Bcast(buffer, count, type, root, comm); };
   if (!intercepting()) return mpi();
   CallRecord record(Function::Bcast);
@@ -160,8 +163,8 @@ extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, M
   });
 }
 
-extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int serve_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   auto mpi = [&] {
     return next::Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   };
@@ -210,4 +213,39 @@ extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype se
     unpack_from(packed, recvbuf, recvcount * state.size, recvtype, comm);
     return MPI_SUCCESS;
   });
+}
+
+}  // namespace
+
+// The program's calls: recorded under CHOREO_RECORD (record.hpp), then served as above.
+
+extern "C" int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm) {
+  return record::collective(
+      choreo::trace::Collective::Allreduce, comm,
+      [&] { return serve_allreduce(sendbuf, recvbuf, count, type, op, comm); },
+      [&](choreo::trace::Event& e) { e.collective_bytes = record::bytes(count, type); });
+}
+
+extern "C" int MPI_Bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  return record::collective(
+      choreo::trace::Collective::Bcast, comm,
+      [&] { return serve_bcast(buffer, count, type, root, comm); },
+      [&](choreo::trace::Event& e) {
+        e.root = root;
+        e.collective_bytes = record::bytes(count, type);
+      });
+}
+
+extern "C" int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return record::collective(
+      choreo::trace::Collective::Allgather, comm,
+      [&] {
+        return serve_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+      },
+      [&](choreo::trace::Event& e) {
+        e.collective_bytes = sendbuf == MPI_IN_PLACE ? record::bytes(recvcount, recvtype)
+                                                     : record::bytes(sendcount, sendtype);
+      });
 }

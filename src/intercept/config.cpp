@@ -24,9 +24,9 @@ constexpr std::array<std::string_view, kFunctionCount> kFunctionNames = {
     "pitrmr2d"};
 
 /// Every variable the library reads; any other CHOREO_* name is a misspelling.
-constexpr std::array<std::string_view, 6> kVariables = {"CHOREO_MODE",      "CHOREO_PROFILE",
-                                                        "CHOREO_ALLREDUCE", "CHOREO_EXCHANGE",
-                                                        "CHOREO_DISABLE",   "CHOREO_REPORT"};
+constexpr std::array<std::string_view, 7> kVariables = {
+    "CHOREO_MODE",    "CHOREO_PROFILE", "CHOREO_ALLREDUCE", "CHOREO_EXCHANGE",
+    "CHOREO_DISABLE", "CHOREO_REPORT",  "CHOREO_RECORD"};
 
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
@@ -179,6 +179,7 @@ ConfigReading read_config(const std::function<const char*(const char*)>& lookup,
   read_exchange(reader, config);
   read_disable(reader, config);
   read_report(reader, config);
+  if (auto value = reader.value("CHOREO_RECORD")) config.record_dir = std::string(*value);
   for (const std::string& name : names) {
     if (!name.starts_with("CHOREO_")) continue;
     if (std::find(kVariables.begin(), kVariables.end(), name) != kVariables.end()) continue;

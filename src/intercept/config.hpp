@@ -64,6 +64,8 @@ struct Config {
   std::bitset<kFunctionCount> disabled;  ///< CHOREO_DISABLE
   ReportTarget report = ReportTarget::None;
   std::string report_path;  ///< CHOREO_REPORT=PATH.json
+  /// CHOREO_RECORD=DIR: every rank records its MPI calls to DIR/rank-<r>.ctr (record.hpp).
+  std::string record_dir;
 
   bool enabled(Function f) const {
     return mode != Mode::Mpi && !disabled[static_cast<std::size_t>(f)];

@@ -10,6 +10,7 @@
 
 #include "comm_state.hpp"
 #include "next.hpp"
+#include "record.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept {
@@ -89,6 +90,7 @@ void after_init() {
   initialise_once();
   agree_on_settings();
   find_out_if_one_node();
+  record::initialised();
 }
 
 }  // namespace
@@ -109,6 +111,7 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
 }
 
 extern "C" int MPI_Finalize() {
+  if (choreo_depth == 0) record::close();
   Runtime& rt = runtime();
   if (rt.serving.load() && choreo_depth == 0) {
     write_report();

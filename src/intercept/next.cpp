@@ -1,36 +1,8 @@
 #include "next.hpp"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include <cstdlib>
-#include <string>
+#include "next_resolve.hpp"
 
 namespace choreo::intercept::next {
-namespace {
-
-#ifdef CHOREO_EXPORT_PMPI
-/// MPI's own `name`: the next definition after this library's in the lookup order.
-template <class Function>
-Function resolve(Function, const char* name) {
-  void* found = dlsym(RTLD_NEXT, name);
-  if (found == nullptr) {
-    // Without MPI's own function no call can be made; say which and stop, as MPI would.
-    const std::string line =
-        std::string("choreo: cannot find MPI's own ") + name + " (dlsym: " + dlerror() + ")\n";
-    [[maybe_unused]] const auto written = ::write(2, line.data(), line.size());
-    std::abort();
-  }
-  return reinterpret_cast<Function>(found);
-}
-#define CHOREO_NEXT(name, ...)                                  \
-  static const auto own = resolve(&PMPI_##name, "PMPI_" #name); \
-  return own(__VA_ARGS__)
-#else
-#define CHOREO_NEXT(name, ...) return PMPI_##name(__VA_ARGS__)
-#endif
-
-}  // namespace
 
 int Init(int* argc, char*** argv) { CHOREO_NEXT(Init, argc, argv); }
 int Init_thread(int* argc, char*** argv, int required, int* provided) {

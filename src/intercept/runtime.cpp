@@ -12,6 +12,7 @@
 #include "choreo/error.hpp"
 #include "choreo/profile.hpp"
 #include "comm_state.hpp"
+#include "record.hpp"
 
 extern char** environ;
 
@@ -86,6 +87,8 @@ void initialise() {
     rt.blanket = Fallback::ModeMpi;
   }
   rt.settings_digest = reading.digest;
+  if (!rt.config.record_dir.empty())
+    record::open(rt.config.record_dir, rt.world_rank, rt.mpi_library);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_comm_state, &rt.comm_keyval, nullptr);
   rt.serving.store(true, std::memory_order_release);
 }
