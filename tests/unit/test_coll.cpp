@@ -424,12 +424,36 @@ std::string error_of(const std::string& spec) {
 }
 
 TEST(CollRegistry, ListsGenerators) {
-  EXPECT_THAT(
-      coll::generator_names(),
-      ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner",
-                  "allreduce:resilient", "bcast:binomial", "bcast:scatter_allgather",
-                  "bcast:kary_pipeline", "bcast:multitree", "allgather:ring", "allgather:recdbl",
-                  "allgather:bruck", "allgather:neighbor", "alltoall:pairwise", "alltoall:bruck"));
+  EXPECT_THAT(coll::generator_names(),
+              ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner",
+                          "allreduce:resilient", "bcast:binomial", "bcast:scatter_allgather",
+                          "bcast:kary_pipeline", "bcast:multitree", "allgather:ring",
+                          "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
+                          "alltoall:pairwise", "alltoall:bruck", "barrier:dissemination",
+                          "reduce:binomial", "gather:binomial", "scatter:binomial"));
+}
+
+// The generators for recorded collectives (choreo import): what reaches the root, or leaves
+// it, is every other rank's block once; a barrier is P messages a round.
+TEST(CollRegistry, RootedTreesMoveEveryBlockThroughTheRoot) {
+  for (int ranks : {1, 2, 5, 8, 13})
+    for (int root : {0, ranks / 2, ranks - 1}) {
+      auto root_bytes = [&](const Schedule& s, OpKind kind) {
+        std::int64_t total = 0;
+        for (const Op& op : s.programs[static_cast<std::size_t>(root)].ops)
+          if (op.kind == kind) total += op.bytes;
+        return total;
+      };
+      EXPECT_EQ(root_bytes(sim::expand(coll::gather_binomial(ranks, 10, root)), OpKind::Recv),
+                10 * (ranks - 1));
+      EXPECT_EQ(root_bytes(sim::expand(coll::scatter_binomial(ranks, 10, root)), OpKind::Send),
+                10 * (ranks - 1));
+      const Schedule reduce = sim::expand(coll::reduce_binomial(ranks, 8, root));
+      EXPECT_EQ(reduce.message_count(), ranks - 1);
+      EXPECT_EQ(root_bytes(reduce, OpKind::Send), 0);
+    }
+  EXPECT_EQ(sim::expand(coll::barrier_dissemination(5)).message_count(), 5 * 3);
+  EXPECT_EQ(sim::expand(coll::barrier_dissemination(1)).message_count(), 0);
 }
 
 TEST(CollRegistry, BuildsWhatTheSpecSays) {
@@ -455,9 +479,9 @@ TEST(CollRegistry, ErrorMessages) {
   EXPECT_THAT(error_of("allgather"), HasSubstr("must start with collective:algorithm"));
   EXPECT_THAT(error_of("allgather:"), HasSubstr("must start with collective:algorithm"));
   EXPECT_THAT(
-      error_of("gather:ring:ranks=4:bytes=1"),
-      HasSubstr("unknown collective 'gather' in generator spec "
-                "'gather:ring:ranks=4:bytes=1'; known: allreduce, bcast, allgather or alltoall"));
+      error_of("scan:ring:ranks=4:bytes=1"),
+      HasSubstr("unknown collective 'scan' in generator spec 'scan:ring:ranks=4:bytes=1'; known: "
+                "allreduce, bcast, allgather, alltoall, barrier, reduce, gather or scatter"));
   EXPECT_THAT(error_of("allgather:magic:ranks=4:bytes=1"),
               HasSubstr("unknown allgather algorithm 'magic'"));
   EXPECT_THAT(error_of("allgather:magic:ranks=4:bytes=1"),
