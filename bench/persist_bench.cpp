@@ -73,6 +73,7 @@ struct Subject {
   std::function<void()> start;  // the non-blocking part (or the whole blocking call)
   std::function<void()> wait;
   std::function<void()> release;
+  std::function<std::string()> describe;  ///< choreo's choice, for the table (may be empty)
 };
 
 struct Figures {
@@ -86,8 +87,8 @@ int repetitions_for(std::int64_t bytes) {
   return 4;
 }
 
-Figures measure(Subject& s, std::int64_t bytes) {
-  Figures f;
+/// Init (three times, the median kept), then warm-up. Returns the slowest rank's median init.
+double initialise(Subject& s) {
   std::vector<double> inits;
   for (int k = 0; k < 3 && s.init; ++k) {
     if (k > 0) s.release();
@@ -96,26 +97,44 @@ Figures measure(Subject& s, std::int64_t bytes) {
     s.init();
     inits.push_back(now_us() - t0);
   }
-  f.init_us = max_over_ranks(median(inits));
-  for (int k = 0; k < 2; ++k) {  // warm-up
+  // Warm-up, long enough for the default's measurement against the MPI library's own
+  // (the first 10 starts, decided at the 11th) to be over: the timed runs show what a loop
+  // of collectives gets from then on.
+  for (int k = 0; k < 12; ++k) {
     s.start();
     s.wait();
   }
+  return max_over_ranks(median(inits));
+}
+
+/// Every subject's start and total times, the repetitions interleaved (round k runs every
+/// subject once, in turn), so a slow phase of the machine hits every subject alike and the
+/// ratios between them hold even when the absolute figures drift. Round k begins with
+/// subject k (mod the count): the first subject of a round measured 0.03 us slower than the
+/// others at small sizes (MPICH, 2 ranks), whichever it was.
+std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::int64_t bytes) {
+  std::vector<Figures> out(subjects.size());
+  for (std::size_t i = 0; i < subjects.size(); ++i) out[i].init_us = initialise(subjects[i]);
   const int reps = repetitions_for(bytes);
-  std::vector<double> starts, totals;
-  for (int k = 0; k < reps; ++k) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t0 = now_us();
-    s.start();
-    const double t1 = now_us();
-    s.wait();
-    const double t2 = now_us();
-    starts.push_back(t1 - t0);
-    totals.push_back(max_over_ranks(t2 - t0));
+  std::vector<std::vector<double>> starts(subjects.size()), totals(subjects.size());
+  for (int k = 0; k < reps; ++k)
+    for (std::size_t turn = 0; turn < subjects.size(); ++turn) {
+      const std::size_t i = (turn + static_cast<std::size_t>(k)) % subjects.size();
+      Subject& s = subjects[i];
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = now_us();
+      s.start();
+      const double t1 = now_us();
+      s.wait();
+      const double t2 = now_us();
+      starts[i].push_back(t1 - t0);
+      totals[i].push_back(max_over_ranks(t2 - t0));
+    }
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    out[i].start_us = max_over_ranks(median(starts[i]));
+    out[i].total_us = median(totals[i]);
   }
-  f.start_us = max_over_ranks(median(starts));
-  f.total_us = median(totals);
-  return f;
+  return out;
 }
 
 /// start; compute for compute_us; wait. Returns the slowest rank's median start..wait time.
@@ -135,55 +154,70 @@ double overlapped(Subject& s, std::int64_t bytes, double compute_us, void (*comp
 
 struct Settings {
   std::int64_t min_bytes = 1024, max_bytes = 4 << 20;
-  std::vector<std::string> algorithms = {"binomial", "kary_pipeline", "multitree"};
+  std::vector<std::string> algorithms = {"default", "binomial", "kary_pipeline", "multitree"};
   std::vector<std::string> engines = {"commands", "thread", "inline"};
+  int arity = 0;  ///< the named pipelines' arity (0: their defaults)
   std::string csv = "persist_bench.csv";
   bool overlap = true;
 };
 
-std::vector<Subject> subjects(std::vector<std::byte>& buf, int count, const Settings& settings,
-                              std::unique_ptr<choreo::persist::Request>& request,
-                              MPI_Request& mpi_request) {
+std::vector<Subject> subjects(std::vector<std::byte>& buf, int count, const Settings& settings) {
   std::vector<Subject> out;
   for (const auto& algorithm : settings.algorithms)
     for (const auto& engine : settings.engines) {
       choreo::persist::Options options;
-      options.algorithm = algorithm;
+      options.algorithm = algorithm == "default" ? "" : algorithm;  // "": the model's choice
       options.engine = choreo::persist::engine_from_string(engine);
-      out.push_back(
-          {fmt::format("choreo:{}:{}", algorithm, engine),
-           [&, options, count] {
-             request = std::make_unique<choreo::persist::Request>(choreo::persist::bcast_init(
-                 buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, options));
-           },
-           [&] { request->start(); }, [&] { request->wait(); }, [&] { request.reset(); }});
+      if (algorithm != "default" && algorithm != "binomial") options.arity = settings.arity;
+      auto request = std::make_shared<choreo::persist::Request>();
+      out.push_back({fmt::format("choreo:{}:{}", algorithm, engine),
+                     [&buf, request, options, count] {
+                       *request = choreo::persist::bcast_init(buf.data(), count, MPI_BYTE, 0,
+                                                              MPI_COMM_WORLD, options);
+                     },
+                     [request] { request->start(); }, [request] { request->wait(); },
+                     [request] { request->free(); },
+                     [request] { return choreo::persist::describe(*request); }});
     }
-    // The library's persistent broadcast: MPI-4's, or Open MPI 4.1's extension of the same shape.
+  // Each MPI subject has its own request, so all can be alive at once (interleaved runs).
+  auto mpi_request = [] { return std::make_shared<MPI_Request>(MPI_REQUEST_NULL); };
+  // The library's persistent broadcast: MPI-4's, or Open MPI 4.1's extension of the same shape.
 #if MPI_VERSION >= 4
   const auto [persistent_name, persistent_init] = std::pair{"mpi:Bcast_init", &MPI_Bcast_init};
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
   const auto [persistent_name, persistent_init] = std::pair{"mpix:Bcast_init", &MPIX_Bcast_init};
 #endif
 #if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-  out.push_back(
-      {persistent_name,
-       [&, count, init = persistent_init] {
-         init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &mpi_request);
-       },
-       [&] { MPI_Start(&mpi_request); }, [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
-       [&] { MPI_Request_free(&mpi_request); }});
+  {
+    auto request = mpi_request();
+    out.push_back({persistent_name,
+                   [&buf, request, count, init = persistent_init] {
+                     init(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                          request.get());
+                   },
+                   [request] { MPI_Start(request.get()); },
+                   [request] { MPI_Wait(request.get(), MPI_STATUS_IGNORE); },
+                   [request] { MPI_Request_free(request.get()); },
+                   {}});
+  }
 #endif
-  out.push_back(
-      {"mpi:Ibcast",
-       {},
-       [&, count] { MPI_Ibcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, &mpi_request); },
-       [&] { MPI_Wait(&mpi_request, MPI_STATUS_IGNORE); },
-       [] {}});
+  {
+    auto request = mpi_request();
+    out.push_back({"mpi:Ibcast",
+                   {},
+                   [&buf, request, count] {
+                     MPI_Ibcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD, request.get());
+                   },
+                   [request] { MPI_Wait(request.get(), MPI_STATUS_IGNORE); },
+                   [] {},
+                   {}});
+  }
   out.push_back({"mpi:Bcast",
                  {},
-                 [&, count] { MPI_Bcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD); },
+                 [&buf, count] { MPI_Bcast(buf.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD); },
                  [] {},
-                 [] {}});
+                 [] {},
+                 {}});
   return out;
 }
 
@@ -204,18 +238,20 @@ void run(const Settings& settings, int rank, int ranks) {
   if (rank == 0) {
     csv = std::fopen(settings.csv.c_str(), "w");
     if (!csv) throw choreo::Error(fmt::format("cannot write {}", settings.csv));
-    std::fprintf(csv,
-                 "ranks,bytes,impl,init_us,start_us,total_us,bandwidth_MiBps,"
-                 "compute_us,overlapped_us,hidden_pct,sleep_overlapped_us,sleep_hidden_pct\n");
+    std::fprintf(
+        csv,
+        "ranks,bytes,impl,init_us,start_us,total_us,bandwidth_MiBps,"
+        "compute_us,overlapped_us,hidden_pct,sleep_overlapped_us,sleep_hidden_pct,choice\n");
     fmt::print("{:>10} {:<30} {:>10} {:>9} {:>11} {:>10} {:>8} {:>8}\n", "bytes", "implementation",
                "init us", "start us", "total us", "MiB/s", "hidden", "(sleep)");
   }
   for (std::int64_t bytes = settings.min_bytes; bytes <= settings.max_bytes; bytes *= 2) {
     std::vector<std::byte> buf(static_cast<std::size_t>(bytes));
-    std::unique_ptr<choreo::persist::Request> request;
-    MPI_Request mpi_request = MPI_REQUEST_NULL;
-    for (Subject& s : subjects(buf, static_cast<int>(bytes), settings, request, mpi_request)) {
-      const Figures f = measure(s, bytes);
+    std::vector<Subject> all = subjects(buf, static_cast<int>(bytes), settings);
+    const std::vector<Figures> figures = measure_interleaved(all, bytes);
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      Subject& s = all[i];
+      const Figures& f = figures[i];
       verify(buf, s, rank);
       double overlapped_us = 0, hidden = 0, sleep_overlapped_us = 0, sleep_hidden = 0;
       if (settings.overlap) {
@@ -224,14 +260,17 @@ void run(const Settings& settings, int rank, int ranks) {
         sleep_overlapped_us = overlapped(s, bytes, f.total_us, sleep_for);
         sleep_hidden = 100 * (2 * f.total_us - sleep_overlapped_us) / f.total_us;
       }
+      const std::string choice = s.describe ? s.describe() : std::string();
       if (s.release) s.release();
       if (rank != 0) continue;
       const double mibps = static_cast<double>(bytes) / (1 << 20) / (f.total_us * 1e-6);
       fmt::print("{:>10} {:<30} {:>10.2f} {:>9.3f} {:>11.2f} {:>10.1f} {:>7.1f}% {:>7.1f}%\n",
                  bytes, s.name, f.init_us, f.start_us, f.total_us, mibps, hidden, sleep_hidden);
-      std::fprintf(csv, "%d,%lld,%s,%.3f,%.4f,%.3f,%.2f,%.3f,%.3f,%.2f,%.3f,%.2f\n", ranks,
+      std::fprintf(csv, "%d,%lld,%s,%.3f,%.4f,%.3f,%.2f,%.3f,%.3f,%.2f,%.3f,%.2f,\"%s\"\n", ranks,
                    static_cast<long long>(bytes), s.name.c_str(), f.init_us, f.start_us, f.total_us,
-                   mibps, f.total_us, overlapped_us, hidden, sleep_overlapped_us, sleep_hidden);
+                   mibps, f.total_us, overlapped_us, hidden, sleep_overlapped_us, sleep_hidden,
+                   choice.c_str());
+      if (!choice.empty()) fmt::print("{:>10}   {}\n", "", choice);
       std::fflush(csv);
     }
   }
@@ -252,8 +291,11 @@ int main(int argc, char** argv) {
   app.add_option("--min-bytes", settings.min_bytes, "smallest message (doubling up)");
   app.add_option("--max-bytes", settings.max_bytes,
                  "largest message (128 MiB for the paper's range)");
-  app.add_option("--algorithms", settings.algorithms, "binomial kary_pipeline multitree");
+  app.add_option("--algorithms", settings.algorithms,
+                 "default (the model's choice) binomial kary_pipeline multitree");
   app.add_option("--engines", settings.engines, "commands thread inline");
+  app.add_option("--arity", settings.arity,
+                 "arity of the named pipelines (kary_pipeline, multitree); 0: their defaults");
   app.add_option("--csv", settings.csv, "CSV output (rank 0)");
   app.add_flag("!--no-overlap", settings.overlap, "skip the overlap runs");
   int status = 0;

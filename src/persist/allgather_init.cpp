@@ -28,6 +28,7 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     plan = detail::allgather_plan(block_bytes, ranks, rank);
+    plan.choice = detail::named_or(options, "the only algorithm");
     detail::check_tags(kAllgatherInitCall, plan, comm);
   });
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;

@@ -48,6 +48,7 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     plan = detail::allreduce_plan(algorithm, count, element_size, ranks, rank);
+    plan.choice = detail::named_or(options, "the default rule: recdbl up to 16 KiB, ring above");
     detail::check_tags(kAllreduceInitCall, plan, comm);
   });
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;

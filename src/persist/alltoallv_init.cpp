@@ -189,6 +189,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         },
         "alltoallv:" + local.algorithm);
     const auto self = static_cast<std::size_t>(rank);
+    plan.choice = detail::named_or(options, "the default: openshop, for unequal sizes");
     plan.initial_copy_bytes = matrix[self * n + self];
     plan.initial_copy_offset = rdispls[self] * recv_size;
     plan.initial_copy_source_offset = sdispls[self] * send_size;

@@ -2,6 +2,10 @@
 // plans: bcast_plan.cpp).
 #include <fmt/format.h>
 
+#include <tuple>
+#include <utility>
+
+#include "choice.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
@@ -13,16 +17,23 @@ namespace {
 
 constexpr const char* kBcastInitCall = "bcast_init";
 
-detail::BcastShape shape_of(int count, MPI_Datatype type, int root, int ranks,
-                            const Options& options) {
-  const std::string algorithm = detail::chosen_algorithm(
-      kBcastInitCall, options, "multitree", {"binomial", "kary_pipeline", "multitree"});
+/// The broadcast to run and why: the caller's algorithm, or the model's choice when none
+/// was named (the same on every rank: a function of arguments all ranks agree on).
+std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type, int root,
+                                                    int ranks, const Options& options) {
   const std::int64_t bytes =
       detail::checked_bytes(kBcastInitCall, count, detail::contiguous_size(kBcastInitCall, type));
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
                             root, ranks - 1));
-  return detail::bcast_shape(algorithm, bytes, root, ranks, options);
+  if (options.algorithm.empty()) {
+    const detail::BcastChoice choice = detail::choose_bcast(bytes, root, ranks, options);
+    return {choice.chosen, "chosen by the model: " + detail::describe_choice(choice)};
+  }
+  const std::string algorithm = detail::chosen_algorithm(
+      kBcastInitCall, options, "", {"binomial", "kary_pipeline", "multitree", "mpi"});
+  if (algorithm == "mpi") return {{"mpi", bytes, root, 0, 1, 0}, "named by the caller"};
+  return {detail::bcast_shape(algorithm, bytes, root, ranks, options), "named by the caller"};
 }
 
 }  // namespace
@@ -32,9 +43,10 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
   detail::BcastShape shape;
+  std::string choice;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kBcastInitCall, options);
-    shape = shape_of(count, type, root, ranks, options);
+    std::tie(shape, choice) = shape_of(count, type, root, ranks, options);
   });
   detail::agree_between_ranks(kBcastInitCall, comm,
                               {{"count x type size", shape.bytes},
@@ -43,12 +55,26 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
                                {"arity", shape.arity},
                                {"parts", shape.parts},
                                {"segment size", shape.segment_bytes}});
+  const detail::LibraryFactory library = [&](MPI_Comm own) {
+    return std::make_unique<detail::LibraryCollective>(buf, count, type, root, own);
+  };
+  if (shape.algorithm == "mpi") {
+    detail::Plan named;
+    named.algorithm = fmt::format("bcast:mpi ({})", detail::LibraryCollective::bcast_name());
+    named.choice = std::move(choice);
+    return detail::make_library_request(std::move(named), comm, library);
+  }
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     plan = detail::bcast_plan(shape, ranks, rank);
+    plan.choice = std::move(choice);
     detail::check_tags(kBcastInitCall, plan, comm);
   });
-  return detail::make_request(std::move(plan), {buf, nullptr}, comm, type, MPI_OP_NULL, options);
+  // The model's tree and the MPI library's own broadcast: the default engine with no
+  // algorithm named measures both over the first starts and keeps the faster (LibraryTrial).
+  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
+  return detail::make_request(std::move(plan), {buf, nullptr}, comm, type, MPI_OP_NULL, options,
+                              measured ? library : detail::LibraryFactory{});
 }
 
 }  // namespace choreo::persist

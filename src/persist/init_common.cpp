@@ -113,12 +113,32 @@ void check_tags(const char* call, const Plan& plan, MPI_Comm comm) {
                       call, plan.algorithm, command.tag, tag_ub));
 }
 
-Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
-                     const Options& options) {
+namespace {
+/// comm's duplicate (its tags then meet no other traffic) and the library's collective on it;
+/// frees the duplicate if making the collective throws.
+std::pair<MPI_Comm, std::unique_ptr<LibraryCollective>> duplicate(MPI_Comm comm,
+                                                                  const LibraryFactory& make) {
   MPI_Comm own = MPI_COMM_NULL;
   MPI_Comm_dup(comm, &own);
-  return Request(
-      std::make_unique<Instance>(std::move(plan), buffers, own, type, op, options.engine));
+  try {
+    return {own, make ? make(own) : nullptr};
+  } catch (...) {
+    MPI_Comm_free(&own);
+    throw;
+  }
+}
+}  // namespace
+
+Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
+                     const Options& options, const LibraryFactory& rival) {
+  auto [own, library] = duplicate(comm, rival);
+  return Request(std::make_unique<Instance>(std::move(plan), buffers, own, type, op, options.engine,
+                                            std::move(library)));
+}
+
+Request make_library_request(Plan plan, MPI_Comm comm, const LibraryFactory& make) {
+  auto [own, library] = duplicate(comm, make);
+  return Request(std::make_unique<Instance>(std::move(plan), std::move(library), own));
 }
 
 std::string chosen_algorithm(const char* call, const Options& options, std::string fallback,
@@ -128,6 +148,10 @@ std::string chosen_algorithm(const char* call, const Options& options, std::stri
     throw Error(
         fmt::format("{}: unknown algorithm '{}'; choose {}", call, name, fmt::join(known, ", ")));
   return name;
+}
+
+std::string named_or(const Options& options, std::string rule) {
+  return options.algorithm.empty() ? std::move(rule) : "named by the caller";
 }
 
 }  // namespace choreo::persist::detail

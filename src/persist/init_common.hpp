@@ -13,6 +13,7 @@
 #include "choreo/persist/options.hpp"
 #include "choreo/persist/request.hpp"
 #include "driver.hpp"
+#include "library_collective.hpp"
 #include "plan.hpp"
 
 namespace choreo::persist::detail {
@@ -50,11 +51,20 @@ void check_tags(const char* call, const Plan& plan, MPI_Comm comm);
 
 /// The request: duplicates comm (its tags then meet no other traffic) and creates every
 /// persistent point-to-point request. Collective.
+/// The MPI library's own collective on the request's own communicator.
+using LibraryFactory = std::function<std::unique_ptr<LibraryCollective>(MPI_Comm own)>;
+
+/// With `rival`, the plan competes with the library's collective over the first starts.
 Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
-                     const Options& options);
+                     const Options& options, const LibraryFactory& rival = {});
+/// The request that runs only the MPI library's own collective; `plan` names it. Collective.
+Request make_library_request(Plan plan, MPI_Comm comm, const LibraryFactory& make);
 
 /// `algorithm` if set, else fallback; throws unless it is one of `known`.
 std::string chosen_algorithm(const char* call, const Options& options, std::string fallback,
                              const std::vector<std::string>& known);
+
+/// "named by the caller" when options name an algorithm, else `rule` (for Plan::choice).
+std::string named_or(const Options& options, std::string rule);
 
 }  // namespace choreo::persist::detail

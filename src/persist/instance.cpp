@@ -5,24 +5,47 @@
 namespace choreo::persist::detail {
 
 Instance::Instance(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
-                   Engine engine)
+                   Engine engine, std::unique_ptr<LibraryCollective> rival)
     : comm_(comm),
       driver_(std::make_unique<Driver>(std::move(plan), buffers, comm, type, op)),
+      library_(std::move(rival)),
       engine_(engine) {
+  if (library_) trial_.emplace();
   job_.driver = driver_.get();
   // The thread starts here, at the first request that needs it, not at the first start().
   if (engine_ == Engine::Thread) ProgressThread::instance();
 }
 
+Instance::Instance(Plan plan, std::unique_ptr<LibraryCollective> library, MPI_Comm comm)
+    : comm_(comm),
+      driver_(
+          std::make_unique<Driver>(std::move(plan), UserBuffers{}, comm, MPI_BYTE, MPI_OP_NULL)),
+      library_(std::move(library)),
+      side_(LibraryTrial::Side::Library),
+      engine_(Engine::Commands) {}
+
 Instance::~Instance() {
-  driver_.reset();  // its requests before their communicator
+  library_.reset();  // requests before their communicator
+  driver_.reset();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&comm_);
 }
 
+void Instance::completed() {
+  active_ = false;
+  if (trial_) trial_->end();
+}
+
 void Instance::start() {
   active_ = true;
+  if (trial_ && !trial_->decided()) {
+    side_ = trial_->begin(comm_);
+    // Decided: the loser's resources go (an idle persistent collective may still cost the
+    // MPI library's progress engine a look at every poll).
+    if (trial_->decided() && side_ == LibraryTrial::Side::Choreo) library_.reset();
+  }
+  if (runs_library()) return library_->start();
   switch (engine_) {
     case Engine::Commands:
       driver_->begin();
@@ -44,6 +67,10 @@ void Instance::collect_thread_result() {
 }
 
 void Instance::wait() {
+  if (runs_library()) {
+    library_->wait();
+    return completed();
+  }
   switch (engine_) {
     case Engine::Commands:
       driver_->finish();
@@ -59,10 +86,15 @@ void Instance::wait() {
       driver_->finish();
       break;
   }
-  active_ = false;
+  completed();
 }
 
 bool Instance::test() {
+  if (runs_library()) {
+    if (!library_->test()) return false;
+    completed();
+    return true;
+  }
   switch (engine_) {
     case Engine::Commands:
       if (!driver_->poll()) return false;
@@ -77,7 +109,7 @@ bool Instance::test() {
       driver_->finish();
       break;
   }
-  active_ = false;
+  completed();
   return true;
 }
 

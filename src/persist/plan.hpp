@@ -35,6 +35,9 @@ struct Command {
 
 struct Plan {
   std::string algorithm;  ///< "bcast:multitree", ...
+  /// Why this algorithm: the model's line when it chose (choice.hpp), else "named by the
+  /// caller" or the collective's fixed rule; what describe() reports.
+  std::string choice;
   std::vector<Command> commands;
   std::int64_t scratch_bytes = 0;
   /// Copied from the send buffer (at initial_copy_source_offset) to the user buffer (at

@@ -8,6 +8,7 @@
 
 namespace choreo::persist {
 
+Request::Request() = default;
 Request::Request(std::unique_ptr<detail::Instance> instance) : instance_(std::move(instance)) {}
 Request::Request(Request&&) noexcept = default;
 
@@ -74,6 +75,19 @@ bool Request::active() const { return checked("active()").active(); }
 Engine Request::engine() const { return checked("engine()").engine(); }
 std::string_view Request::algorithm() const {
   return checked("algorithm()").driver().plan().algorithm;
+}
+std::string Request::describe() const {
+  const detail::Instance& instance = checked("describe()");
+  const detail::Plan& plan = instance.driver().plan();
+  const std::string trial = instance.trial_note();
+  if (!trial.empty())  // the plan and the library's own compete (LibraryTrial)
+    return fmt::format("{} ({}), engine {}, against the MPI library's own {}: {}; running {}",
+                       plan.algorithm, plan.choice, to_string(instance.engine()),
+                       detail::LibraryCollective::bcast_name(), trial,
+                       instance.runs_library() ? "the library's" : "choreo's");
+  if (instance.runs_library()) return fmt::format("{} ({})", plan.algorithm, plan.choice);
+  return fmt::format("{} ({}), engine {}", plan.algorithm, plan.choice,
+                     to_string(instance.engine()));
 }
 std::size_t Request::command_count() const {
   return checked("command_count()").driver().request_count();

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "choreo/error.hpp"
@@ -52,14 +53,22 @@ void cycle(Request& request, int iterations, bool use_test, const std::function<
 
 const std::vector<Engine> kEngines = {Engine::Commands, Engine::Thread, Engine::Inline};
 
+bool mentions(const Request& request, std::string_view text) {
+  return request.describe().find(text) != std::string::npos;
+}
+
 void bcast_cases() {
   const std::vector<std::int64_t> sizes = {0, 1, 7, 1001, 65537, 300001};
-  for (const char* algorithm : {"binomial", "kary_pipeline", "multitree"})
+  // "": the model's tree, measured against the MPI library's own broadcast over the first
+  // starts with the commands engine (LibraryTrial); "mpi": the MPI library's own, named.
+  for (const char* algorithm : {"binomial", "kary_pipeline", "multitree", "", "mpi"})
     for (Engine engine : kEngines)
       for (std::int64_t size : sizes)
         for (int root : {0, g_ranks - 1})
           for (std::int64_t segment : {std::int64_t{0}, std::int64_t{1000}}) {
-            if (segment > 0 && std::string(algorithm) == "binomial") continue;
+            const std::string named = algorithm;
+            if (segment > 0 && (named == "binomial" || named == "mpi")) continue;
+            if (named == "mpi" && engine != Engine::Commands) continue;
             Options options;
             options.engine = engine;
             options.algorithm = algorithm;
@@ -80,7 +89,14 @@ void bcast_cases() {
                 if (buf[static_cast<std::size_t>(i)] != byte_of(it, root, i))
                   fail(fmt::format("{} iteration {}: byte {} wrong", name, it, i));
             };
-            cycle(request, 3, root % 2 == 1, fill, check);
+            const bool measured = named.empty() && engine == Engine::Commands;
+            if ((named == "mpi") != request.algorithm().starts_with("bcast:mpi") ||
+                measured != mentions(request, "against the MPI library's own"))
+              fail(fmt::format("{}: runs {} ({})", name, request.algorithm(), request.describe()));
+            // Measured: both sides' starts, the agreement and the winner's starts after it.
+            cycle(request, measured ? 13 : 3, root % 2 == 1, fill, check);
+            if (measured && !mentions(request, "measured over 10 starts"))
+              fail(fmt::format("{}: no decision after 13 starts: {}", name, request.describe()));
             ++g_cases;
           }
 }

@@ -17,7 +17,8 @@
 namespace choreo::persist {
 
 /// Broadcast of count elements of type from root's buf to every rank's buf. Algorithms:
-/// "binomial", "kary_pipeline", "multitree" (default).
+/// "binomial", "kary_pipeline", "multitree", "mpi" (the MPI library's own); "" (default):
+/// the model's tree, measured against the library's own with the commands engine.
 Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                    const Options& options = {});
 

@@ -30,9 +30,12 @@ Engine engine_from_string(std::string_view name);
 
 struct Options {
   Engine engine = Engine::Commands;
-  /// "" takes the collective's default: bcast "multitree", allreduce "recdbl" up to
-  /// 16 KiB and "ring" above, allgather "ring", alltoallv "openshop" (the scheduler that
-  /// docs/scheduling.md recommends for unequal sizes). See docs/persistent.md for all.
+  /// "" takes the collective's default: bcast the model's tree, measured against the MPI
+  /// library's own over the first starts with the commands engine ("Choice by model" in
+  /// docs/persistent.md); allreduce "recdbl" up to 16 KiB and "ring" above, allgather
+  /// "ring", alltoallv "openshop" (the scheduler that docs/scheduling.md recommends for
+  /// unequal sizes). bcast also takes "mpi": the MPI library's own. request.describe()
+  /// reports the choice.
   std::string algorithm;
   std::int64_t segment_bytes = 0;  ///< pipelined broadcasts; 0: Hockney's rule with alpha, beta
   int arity = 0;                   ///< tree arity; 0: 2 for kary_pipeline, 3 for multitree

@@ -1,0 +1,52 @@
+#include "library_trial.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "choreo/human.hpp"
+
+namespace choreo::persist::detail {
+
+namespace {
+/// The median of a side's timed starts (the mean of the middle two).
+double median(std::array<double, LibraryTrial::kStartsPerSide> samples) {
+  std::ranges::sort(samples);
+  constexpr std::size_t half = LibraryTrial::kStartsPerSide / 2;
+  return (samples[half - 1] + samples[half]) / 2;
+}
+}  // namespace
+
+LibraryTrial::Side LibraryTrial::begin(MPI_Comm comm) {
+  if (decided_) return side_;  // the steady state: no clock, no count
+  if (starts_ == kTrialStarts) {
+    const std::array<double, 2> mine = {median(samples_[0]), median(samples_[1])};
+    MPI_Allreduce(mine.data(), seconds_.data(), 2, MPI_DOUBLE, MPI_MAX, comm);
+    decided_ = true;
+    // Ties go to the library: the same speed with one implementation fewer to trust.
+    side_ = seconds_[0] < seconds_[1] ? Side::Choreo : Side::Library;
+    return side_;
+  }
+  side_ = starts_ % 2 == 0 ? Side::Library : Side::Choreo;
+  ++starts_;
+  began_ = Clock::now();
+  return side_;
+}
+
+void LibraryTrial::end() {
+  if (decided_) return;
+  const int round = (starts_ - 1) / 2;  // 0: the side's warm-up start, not timed
+  if (round == 0) return;
+  samples_[static_cast<std::size_t>(side_)][static_cast<std::size_t>(round - 1)] =
+      std::chrono::duration<double>(Clock::now() - began_).count();
+}
+
+std::string LibraryTrial::note() const {
+  if (!decided_) return fmt::format("measuring, {} of {} starts", starts_, kTrialStarts);
+  return fmt::format("measured over {} starts (slowest rank's median): {} {}, the other {}",
+                     kTrialStarts, side_ == Side::Library ? "the MPI library's own" : "choreo's",
+                     human_seconds(seconds_[static_cast<std::size_t>(side_)]),
+                     human_seconds(seconds_[side_ == Side::Library ? 0 : 1]));
+}
+
+}  // namespace choreo::persist::detail

@@ -1,0 +1,48 @@
+#pragma once
+// Whether choreo's command list or the MPI library's own collective runs a request (private):
+// decided by measurement, because the model cannot know the library's shared-memory paths.
+// Measured here on one node, MPICH's MPI_Bcast_init lost to choreo's binomial tree below
+// 64 KiB while Open MPI's MPIX_Bcast_init beat every tree from 64 KiB and at 256 B and less
+// (docs/persistent.md, "Choice by model"). The first kTrialStarts starts alternate between
+// the two; each rank times its own instances (start to completion), the first of each side
+// untimed (first starts pay for lazy set-up in MPI libraries); at the next start the ranks
+// agree on the slowest rank's median of each side (one MPI_Allreduce on the request's
+// communicator, where every rank is at the same start) and keep the faster for good.
+#include <mpi.h>
+
+#include <array>
+#include <chrono>
+#include <string>
+
+namespace choreo::persist::detail {
+
+class LibraryTrial {
+ public:
+  enum class Side { Choreo = 0, Library = 1 };
+  /// Timed starts per side before the decision: enough for a median that one late start
+  /// does not move, few enough that a short loop of collectives pays little for the slower
+  /// side. Each side also has one untimed start first.
+  static constexpr int kStartsPerSide = 4;
+  static constexpr int kTrialStarts = 2 * (kStartsPerSide + 1);
+
+  /// At start(): the side this instance runs; at the first start after the trial, the
+  /// agreement (collective over comm, which every rank reaches at the same start).
+  Side begin(MPI_Comm comm);
+  /// When the started instance completed.
+  void end();
+  bool decided() const { return decided_; }
+  /// "measured over 8 starts (slowest rank's mean): choreo's 1.2 us, the other 1.5 us", or
+  /// "measuring, 3 of 8 starts".
+  std::string note() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  int starts_ = 0;
+  bool decided_ = false;
+  Side side_ = Side::Choreo;
+  Clock::time_point began_;
+  std::array<std::array<double, kStartsPerSide>, 2> samples_{};  ///< this rank's, per side
+  std::array<double, 2> seconds_{};  ///< after the decision: the slowest rank's medians
+};
+
+}  // namespace choreo::persist::detail
