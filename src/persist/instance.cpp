@@ -39,11 +39,11 @@ void Instance::completed() {
 
 void Instance::start() {
   active_ = true;
-  if (trial_ && !trial_->decided()) {
-    side_ = trial_->begin(comm_);
-    // Decided: the loser's resources go (an idle persistent collective may still cost the
-    // MPI library's progress engine a look at every poll).
-    if (trial_->decided() && side_ == LibraryTrial::Side::Choreo) library_.reset();
+  if (trial_) {
+    side_ = trial_->begin(comm_);  // once decided: the winner, without a clock
+    // The loser's resources go (an idle persistent collective may still cost the MPI
+    // library's progress engine a look at every poll).
+    if (trial_->decided() && side_ == LibraryTrial::Side::Choreo && library_) library_.reset();
   }
   if (runs_library()) return library_->start();
   switch (engine_) {
@@ -69,6 +69,7 @@ void Instance::collect_thread_result() {
 void Instance::wait() {
   if (runs_library()) {
     library_->wait();
+    if (trial_ && trial_->agreeing()) trial_->finish_agreement();
     return completed();
   }
   switch (engine_) {
@@ -91,7 +92,10 @@ void Instance::wait() {
 
 bool Instance::test() {
   if (runs_library()) {
+    // The instance that carries the agreement completes with it (its broadcast may finish
+    // first; testing a completed persistent request again is allowed and says complete).
     if (!library_->test()) return false;
+    if (trial_ && trial_->agreeing() && !trial_->try_finish_agreement()) return false;
     completed();
     return true;
   }

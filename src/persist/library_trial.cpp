@@ -20,11 +20,10 @@ double median(std::array<double, LibraryTrial::kStartsPerSide> samples) {
 LibraryTrial::Side LibraryTrial::begin(MPI_Comm comm) {
   if (decided_) return side_;  // the steady state: no clock, no count
   if (starts_ == kTrialStarts) {
-    const std::array<double, 2> mine = {median(samples_[0]), median(samples_[1])};
-    MPI_Allreduce(mine.data(), seconds_.data(), 2, MPI_DOUBLE, MPI_MAX, comm);
-    decided_ = true;
-    // Ties go to the library: the same speed with one implementation fewer to trust.
-    side_ = seconds_[0] < seconds_[1] ? Side::Choreo : Side::Library;
+    mine_ = {median(samples_[0]), median(samples_[1])};
+    MPI_Iallreduce(mine_.data(), seconds_.data(), 2, MPI_DOUBLE, MPI_MAX, comm, &agreement_);
+    ++starts_;
+    side_ = Side::Library;  // until agreed; this instance is not timed
     return side_;
   }
   side_ = starts_ % 2 == 0 ? Side::Library : Side::Choreo;
@@ -33,8 +32,26 @@ LibraryTrial::Side LibraryTrial::begin(MPI_Comm comm) {
   return side_;
 }
 
+void LibraryTrial::decide() {
+  decided_ = true;
+  // Ties go to the library: the same speed with one implementation fewer to trust.
+  side_ = seconds_[0] < seconds_[1] ? Side::Choreo : Side::Library;
+}
+
+void LibraryTrial::finish_agreement() {
+  MPI_Wait(&agreement_, MPI_STATUS_IGNORE);
+  decide();
+}
+
+bool LibraryTrial::try_finish_agreement() {
+  int done = 0;
+  MPI_Test(&agreement_, &done, MPI_STATUS_IGNORE);
+  if (done) decide();
+  return done != 0;
+}
+
 void LibraryTrial::end() {
-  if (decided_) return;
+  if (decided_ || starts_ > kTrialStarts) return;
   const int round = (starts_ - 1) / 2;  // 0: the side's warm-up start, not timed
   if (round == 0) return;
   samples_[static_cast<std::size_t>(side_)][static_cast<std::size_t>(round - 1)] =

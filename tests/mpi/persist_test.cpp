@@ -263,6 +263,36 @@ void many_cycles() {
   }
 }
 
+/// MPI_Start is local: a rank may start a collective, then send to a rank that starts it only
+/// after receiving. Each rank passes a token to the next after its own start; the default
+/// broadcast (measured against the library's own, its agreement at the 11th start) must not
+/// block in start() at any of 15 starts, or this deadlocks (ctest's timeout fails it).
+void start_is_local() {
+  std::vector<std::uint8_t> buf(1000);
+  Request request =
+      choreo::persist::bcast_init(buf.data(), 1000, MPI_BYTE, 0, MPI_COMM_WORLD, Options{});
+  for (int it = 0; it < 15; ++it) {
+    for (std::size_t i = 0; i < buf.size(); ++i)
+      buf[i] = g_rank == 0 ? byte_of(it, 0, std::int64_t(i)) : 0;
+    int token = it;
+    if (g_rank > 0) MPI_Recv(&token, 1, MPI_INT, g_rank - 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    request.start();
+    if (g_rank + 1 < g_ranks) MPI_Send(&token, 1, MPI_INT, g_rank + 1, 7, MPI_COMM_WORLD);
+    if (it % 2 == 0) {
+      request.wait();
+    } else {
+      while (!request.test()) {
+      }
+    }
+    for (std::size_t i = 0; i < buf.size(); ++i)
+      if (buf[i] != byte_of(it, 0, std::int64_t(i)))
+        fail(fmt::format("start after a token, iteration {}: byte {} wrong", it, i));
+  }
+  if (!mentions(request, "measured over 10 starts"))
+    fail(fmt::format("start after a token: no decision after 15 starts: {}", request.describe()));
+  ++g_cases;
+}
+
 /// `action` must throw choreo::Error with `expected` in its message.
 void expect_error(const std::string& what, const std::string& expected,
                   const std::function<void()>& action) {
@@ -357,6 +387,7 @@ int main(int argc, char** argv) {
     if (only == "all" || only == "allgather") allgather_cases();
     if (only == "all" || only == "alltoallv") alltoallv_cases();
     if (only == "all" || only == "cycles") many_cycles();
+    if (only == "all" || only == "local") start_is_local();
     if (only == "all" || only == "misuse") misuse_cases();
   } catch (const choreo::Error& e) {
     fail(e.what());
