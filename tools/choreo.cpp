@@ -6,6 +6,7 @@
 #include "choreo/error.hpp"
 #include "cli/cmd_jitter.hpp"
 #include "cli/common.hpp"
+#include "command_line.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"choreo: schedules, models and executors for MPI collective communication"};
@@ -31,9 +32,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return choreo::tools::report_parse_error(app, e, "choreo");
   } catch (const choreo::Error& e) {
     fmt::print(stderr, "choreo: error: {}\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "choreo: error: out of memory; give a smaller input\n");
     return 1;
   } catch (const std::exception& e) {
     fmt::print(stderr, "choreo: internal error: {} (please report it)\n", e.what());

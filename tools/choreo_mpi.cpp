@@ -8,10 +8,12 @@
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "calibrate.hpp"
 #include "calibrate_delay.hpp"
 #include "choreo/error.hpp"
+#include "command_line.hpp"
 #include "choreo/human.hpp"
 #include "choreo/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
@@ -80,9 +82,9 @@ int run_command(const RunArgs& args, int rank, bool collective) {
 
 void add_timing_options(CLI::App* sub, RunArgs& args) {
   sub->add_option("--warmup", args.options.warmup, "Untimed iterations first (default 2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   sub->add_option("--reps", args.options.repetitions, "Timed iterations (default 10)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   sub->add_option("--label", args.label, "Free text naming this run in reports");
   sub->add_option("-o,--output", args.output, "Also write the result as JSON to this file");
   sub->add_flag("--json", args.json, "Print the result as JSON (choreo.run/1)");
@@ -126,15 +128,15 @@ int main(int argc, char** argv) {
       "Sweep the delay of delay insertion on a gather of all ranks to rank 0 (paper 000, "
       "Fig. 5) and print the best");
   sweep->add_option("--bytes", calibrate.bytes, "Bytes per message (default 64512)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   sweep->add_option("--from", calibrate.from_ns, "Smallest delay, ns (default 0)");
   sweep->add_option("--to", calibrate.to_ns, "Largest delay, ns (default 1000000)");
   sweep->add_option("--steps", calibrate.steps, "Delays tried (default 11)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   sweep->add_option("--reps", calibrate.reps, "Timed iterations per delay (default 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   sweep->add_option("--warmup", calibrate.warmup, "Untimed iterations first (default 2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   sweep->add_flag("--json", calibrate.json, "Print the sweep as JSON");
 
   choreo::tools::CalibrateArgs machine;
@@ -179,10 +181,17 @@ int main(int argc, char** argv) {
     else
       code = run_command(args, rank, coll->parsed());
   } catch (const CLI::ParseError& e) {
-    code = rank == 0 ? app.exit(e) : (e.get_exit_code());
+    code = rank == 0 ? choreo::tools::report_parse_error(app, e, "choreo-mpi")
+                     : (e.get_exit_code() == 0 ? 0 : 1);
   } catch (const choreo::Error& e) {
     if (rank == 0 && *e.what()) fmt::print(stderr, "choreo-mpi: error: {}\n", e.what());
     code = 1;
+  } catch (const std::exception& e) {
+    // Only this rank knows: the others may wait for it in a collective, so end them all.
+    fmt::print(stderr, "choreo-mpi: error: rank {}: {}\n", rank,
+               dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory" : e.what());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();
   return code;

@@ -14,6 +14,7 @@
 #include "choreo/redist/mpi.hpp"
 #include "choreo/redist/relabel.hpp"
 #include "choreo/redist/scalapack.hpp"
+#include "command_line.hpp"
 
 namespace choreo::tools {
 namespace {
@@ -157,9 +158,10 @@ CLI::App* add_redist_command(CLI::App& app, RedistRunArgs& args) {
                   "auto (default: per message side, direct, datatype when small, else pack), "
                   "datatype, pack, both (datatype and pack) or all three")
       ->check(CLI::IsMember({"auto", "datatype", "pack", "both", "all"}));
-  run->add_option("--reps", args.reps, "Timed iterations (default 10)")->check(CLI::PositiveNumber);
+  run->add_option("--reps", args.reps, "Timed iterations (default 10)")
+      ->check(choreo::tools::positive());
   run->add_option("--warmup", args.warmup, "Untimed iterations first (default 2)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   run->add_flag("--relabel", args.relabel,
                 "Permute the target grid's ranks to keep the most data in place (relabel.hpp)");
   run->add_flag("--json", args.json, "Print the result as JSON (choreo.redist-run/1)");

@@ -8,6 +8,11 @@
 
 namespace choreo {
 
+/// The largest file read_text_file reads (docs/formats.md, Limits).
+inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 35;
+
+/// The whole file. Throws choreo::Error for a missing file, a directory, a device (which
+/// could stream forever, like /dev/zero) or a file above kMaxFileBytes.
 std::string read_text_file(const std::filesystem::path& path);
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 

@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
+#include "choreo/text.hpp"
 
 namespace choreo {
 namespace {
@@ -39,7 +41,6 @@ constexpr std::string_view kAnnotationMark = "@choreo";
 
 // A tiny file must not make the reader allocate gigabytes: num_ranks may be at most this or
 // the file size in bytes, whichever is larger (a writer-made file needs > 10 bytes per rank).
-constexpr std::int64_t kMaxRanksOfAnySmallFile = std::int64_t{1} << 24;
 
 // ---------------------------------------------------------------------------------------
 // Character classes and numbers (ASCII only, locale independent).
@@ -687,7 +688,7 @@ bool is_op_keyword(std::string_view word) {
 
 class GoalParser {
  public:
-  explicit GoalParser(std::string_view text) : text_size_(text.size()), lexer_(text) {}
+  explicit GoalParser(std::string_view text) : lexer_(text) {}
 
   Schedule parse() {
     advance();
@@ -778,6 +779,11 @@ class GoalParser {
         fail_at(token_.line,
                 "bad %-escape in 'algorithm=" + std::string(pair.value) + "'; write '%' as %25");
       }
+      if (!is_utf8(*name)) {
+        fail_at(token_.line, "'algorithm=" + std::string(pair.value) +
+                                 "' decodes to bytes that are not UTF-8 text; JSON (and so "
+                                 "choreo) holds only UTF-8 names");
+      }
       schedule_.algorithm = std::move(*name);
       algorithm_seen_ = true;
     }
@@ -792,11 +798,9 @@ class GoalParser {
     }
     advance();
     const int ranks = take_number<int>("the number of ranks after 'num_ranks'", 0);
-    const std::int64_t limit =
-        std::max<std::int64_t>(kMaxRanksOfAnySmallFile, static_cast<std::int64_t>(text_size_));
-    if (ranks > limit) {
-      fail_at(line, "num_ranks " + number_text(ranks) + " is more than this reader accepts (" +
-                        number_text(limit) + " for a file of this size)");
+    if (ranks > limits::kMaxRanks) {
+      fail_at(line, "num_ranks " + number_text(ranks) + " is more than choreo takes (" +
+                        number_text(limits::kMaxRanks) + " = 2^24; docs/formats.md, Limits)");
     }
     expect_end_of_line("the end of the line after 'num_ranks N'");
     num_ranks_seen_ = true;
@@ -967,6 +971,10 @@ class GoalParser {
   void parse_calc(Op& op) {
     op.kind = OpKind::Calc;
     op.nanoseconds = take_number<std::int64_t>("a time in ns after 'calc'", 0);
+    if (op.nanoseconds > limits::kMaxNanoseconds) {
+      fail_at(token_.line, "a time of " + number_text(op.nanoseconds) +
+                               " ns is more than choreo takes (10^15 ns; docs/formats.md, Limits)");
+    }
     parse_options(op, "calc");
   }
 
@@ -1017,6 +1025,10 @@ class GoalParser {
     }
     if (status != NumberStatus::Ok) fail_expected(what());
     if (bytes < 0) fail_at(token_.line, "a size must not be negative, found " + quoted(text));
+    if (bytes > limits::kMaxBytes) {
+      fail_at(token_.line, "the size " + quoted(text) +
+                               " is more than choreo takes (2^50 bytes; docs/formats.md, Limits)");
+    }
     advance();
     return bytes;
   }
@@ -1039,6 +1051,10 @@ class GoalParser {
       block.label_ids.push_back(*id);
     } else {
       block.needs_fresh_id.push_back(index);
+    }
+    if (++op_count_ > limits::kMaxOps) {
+      fail_at(token_.line, "more than " + number_text(limits::kMaxOps) +
+                               " ops, more than choreo takes (docs/formats.md, Limits)");
     }
     block.ops.push_back(std::move(op));
   }
@@ -1096,13 +1112,13 @@ class GoalParser {
     required.erase(std::next(it).base());
   }
 
-  std::size_t text_size_;
   Lexer lexer_;
   Token token_;
   Schedule schedule_;
   bool num_ranks_seen_ = false;
   Line num_ranks_line_ = 0;
   bool algorithm_seen_ = false;
+  std::int64_t op_count_ = 0;
   std::unordered_map<int, Line> block_lines_;  // rank -> line of its block
 };
 
@@ -1114,6 +1130,11 @@ std::string schedule_to_goal(const Schedule& schedule) {
   if (schedule.ranks < 0 || schedule.programs.size() != static_cast<std::size_t>(schedule.ranks)) {
     throw Error("cannot write GOAL: the schedule says ranks = " + number_text(schedule.ranks) +
                 " but has " + number_text(schedule.programs.size()) + " programs");
+  }
+  if (!is_utf8(schedule.algorithm)) {
+    throw Error(
+        "cannot write GOAL: the schedule's algorithm name is not UTF-8 text, which the reader "
+        "takes back only; rename it");
   }
   std::string out;
   if (!schedule.algorithm.empty()) {

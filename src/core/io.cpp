@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <fstream>
-#include <sstream>
 
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
@@ -12,11 +12,29 @@
 namespace choreo {
 
 std::string read_text_file(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error || !fs::exists(status))
+    throw Error(fmt::format("cannot read {}: no such file or no permission", path.string()));
+  if (fs::is_directory(status))
+    throw Error(fmt::format("cannot read {}: it is a directory; give a file", path.string()));
+  // A device such as /dev/zero never ends: only regular files and pipes are read.
+  if (!fs::is_regular_file(status) && !fs::is_fifo(status))
+    throw Error(fmt::format("cannot read {}: it is a device or socket, not a file", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("cannot read {}: no such file or no permission", path.string()));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text;
+  std::array<char, 1 << 16> chunk;
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxFileBytes)
+      throw Error(fmt::format("cannot read {}: it is larger than 2^35 bytes (32 GiB), the most "
+                              "choreo reads (docs/formats.md, Limits)",
+                              path.string()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) throw Error(fmt::format("reading {} failed", path.string()));
+  return text;
 }
 
 void write_text_file(const std::filesystem::path& path, const std::string& text) {

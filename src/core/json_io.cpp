@@ -12,6 +12,7 @@
 
 #include "choreo/error.hpp"
 #include "choreo/json_read.hpp"
+#include "choreo/limits.hpp"
 
 namespace choreo {
 namespace {
@@ -38,16 +39,8 @@ void check_format(const json& doc, const char* expected) {
 
 template <typename Int>
 Int get_int(const json& object, const std::string& path, const char* key) {
-  auto it = object.find(key);
-  if (it == object.end()) throw Error(fmt::format("{}: missing \"{}\"", path, key));
-  if (!it->is_number_integer())
-    throw Error(fmt::format("{}: \"{}\" must be an integer, not {}", path, key, it->dump()));
-  auto wide = it->is_number_unsigned() ? static_cast<long double>(it->get<std::uint64_t>())
-                                       : static_cast<long double>(it->get<std::int64_t>());
-  if (wide < static_cast<long double>(std::numeric_limits<Int>::min()) ||
-      wide > static_cast<long double>(std::numeric_limits<Int>::max()))
-    throw Error(fmt::format("{}: \"{}\" = {} is out of range", path, key, it->dump()));
-  return static_cast<Int>(wide);
+  return static_cast<Int>(get_integer(object, path, key, std::numeric_limits<Int>::min(),
+                                      std::numeric_limits<Int>::max()));
 }
 
 template <typename Int>
@@ -55,13 +48,29 @@ Int get_int_or(const json& object, const std::string& path, const char* key, Int
   return object.contains(key) ? get_int<Int>(object, path, key) : fallback;
 }
 
+/// A size or offset in bytes: at most limits::kMaxBytes (negative ones are validate's to
+/// report, with the op).
+std::int64_t get_bytes(const json& object, const std::string& path, const char* key,
+                       std::int64_t fallback) {
+  if (!object.contains(key)) return fallback;
+  const auto bytes = get_int<std::int64_t>(object, path, key);
+  if (bytes > limits::kMaxBytes)
+    throw Error(fmt::format("{}: \"{}\" = {} is out of range: sizes and offsets are at most 2^50 "
+                            "bytes (docs/formats.md, Limits)",
+                            path, key, bytes));
+  return bytes;
+}
+
 std::int64_t get_nanoseconds(const json& object, const std::string& path) {
   auto it = object.find("seconds");
   if (it == object.end()) throw Error(fmt::format("{}: missing \"seconds\"", path));
   if (!it->is_number()) throw Error(fmt::format("{}: \"seconds\" must be a number", path));
   double seconds = it->get<double>();
-  if (!std::isfinite(seconds) || std::fabs(seconds) > 9.2e9)
-    throw Error(fmt::format("{}: \"seconds\" = {} is out of range", path, it->dump()));
+  constexpr double kMaxSeconds = static_cast<double>(limits::kMaxNanoseconds) / 1e9;
+  if (!std::isfinite(seconds) || std::fabs(seconds) > kMaxSeconds)
+    throw Error(fmt::format("{}: \"seconds\" = {} is out of range: times are at most 10^6 s "
+                            "(docs/formats.md, Limits)",
+                            path, it->dump()));
   return std::llround(seconds * 1e9);  // choreo's clock ticks in whole nanoseconds
 }
 
@@ -123,13 +132,14 @@ Op parse_op(const json& object, const std::string& path) {
     op.tag = get_int_or<int>(object, where, "tag", 0);
   }
   if (op.is_message() || op.kind == OpKind::Copy) {
-    op.bytes = get_int<std::int64_t>(object, where, "bytes");
+    if (!object.contains("bytes")) throw Error(fmt::format("{}: missing \"bytes\"", where));
+    op.bytes = get_bytes(object, where, "bytes", 0);
     op.region.buffer = get_int_or<int>(object, where, "buf", kAutoBuffer);
-    op.region.offset = get_int_or<std::int64_t>(object, where, "offset", 0);
+    op.region.offset = get_bytes(object, where, "offset", 0);
   }
   if (op.kind == OpKind::Copy) {
     op.source.buffer = get_int_or<int>(object, where, "src_buf", kAutoBuffer);
-    op.source.offset = get_int_or<std::int64_t>(object, where, "src_offset", 0);
+    op.source.offset = get_bytes(object, where, "src_offset", 0);
   }
   if (op.is_timed()) op.nanoseconds = get_nanoseconds(object, where);
   op.slot = get_int_or<int>(object, where, "slot", kNoSlot);
@@ -170,9 +180,9 @@ ordered_json op_to_json(const Op& op) {
 }
 
 int get_ranks(const json& doc) {
-  int ranks = get_int<int>(doc, "top level", "ranks");
+  const auto ranks = get_int<std::int64_t>(doc, "top level", "ranks");
   if (ranks < 1) throw Error(fmt::format("\"ranks\" is {}; it must be at least 1", ranks));
-  return ranks;
+  return limits::check_ranks(ranks, "top level: \"ranks\"");
 }
 
 }  // namespace
@@ -186,14 +196,16 @@ Pattern pattern_from_json(const std::string& text) {
   auto it = doc.find("messages");
   if (it == doc.end() || !it->is_array())
     throw Error("missing \"messages\": [...] at the top level");
+  limits::check_ops(static_cast<std::int64_t>(it->size()), "the number of messages");
   p.messages.reserve(it->size());
   for (std::size_t i = 0; i < it->size(); ++i) {
     const json& m = (*it)[i];
     std::string path = fmt::format("messages[{}]", i);
     if (!m.is_object()) throw Error(fmt::format("{}: a message must be a JSON object", path));
     check_keys(m, path, {"src", "dst", "bytes"});
-    p.messages.push_back({get_int<int>(m, path, "src"), get_int<int>(m, path, "dst"),
-                          get_int<std::int64_t>(m, path, "bytes")});
+    if (!m.contains("bytes")) throw Error(fmt::format("{}: missing \"bytes\"", path));
+    p.messages.push_back(
+        {get_int<int>(m, path, "src"), get_int<int>(m, path, "dst"), get_bytes(m, path, "bytes", 0)});
   }
   validate(p);
   return p;
@@ -226,6 +238,7 @@ Schedule schedule_from_json(const std::string& text) {
     throw Error("missing \"programs\": [...] at the top level");
   s.programs.resize(static_cast<std::size_t>(s.ranks));
   std::vector<char> seen(s.programs.size(), 0);
+  std::int64_t total_ops = 0;
   for (std::size_t i = 0; i < programs->size(); ++i) {
     const json& p = (*programs)[i];
     std::string path = fmt::format("programs[{}]", i);
@@ -242,6 +255,8 @@ Schedule schedule_from_json(const std::string& text) {
     if (ops == p.end() || !ops->is_array())
       throw Error(fmt::format("{}: missing \"ops\": [...]", path));
     auto& out = s.programs[rank].ops;
+    total_ops += static_cast<std::int64_t>(ops->size());
+    limits::check_ops(total_ops, "the number of ops");
     out.reserve(ops->size());
     for (std::size_t k = 0; k < ops->size(); ++k)
       out.push_back(parse_op((*ops)[k], fmt::format("rank {}, ops[{}]", rank, k)));
@@ -253,7 +268,8 @@ std::string schedule_to_json(const Schedule& schedule) {
   // One op per line: readable, diffable, and far smaller than fully indented JSON.
   std::string out =
       fmt::format("{{\"format\": \"{}\", \"ranks\": {}, \"algorithm\": {},\n \"programs\": [",
-                  kScheduleFormat, schedule.ranks, json(schedule.algorithm).dump());
+                  kScheduleFormat, schedule.ranks,
+                  json_string(schedule.algorithm, "the schedule's algorithm name"));
   for (std::size_t r = 0; r < schedule.programs.size(); ++r) {
     out += fmt::format("{}\n  {{\"rank\": {}, \"ops\": [", r ? "," : "", r);
     const auto& ops = schedule.programs[r].ops;

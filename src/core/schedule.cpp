@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "choreo/checked.hpp"
+
 namespace choreo {
 
 std::string_view to_string(OpKind kind) {
@@ -31,7 +33,8 @@ std::int64_t Schedule::message_count() const {
 std::int64_t Schedule::message_bytes() const {
   std::int64_t bytes = 0;
   for (const auto& program : programs)
-    for (const auto& op : program.ops) bytes += op.kind == OpKind::Send ? op.bytes : 0;
+    for (const auto& op : program.ops)
+      if (op.kind == OpKind::Send) bytes = checked_add(bytes, op.bytes, "the schedule's bytes");
   return bytes;
 }
 

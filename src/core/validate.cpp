@@ -10,6 +10,8 @@
 #include <unordered_map>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
+#include "message_order.hpp"
 
 namespace choreo {
 namespace {
@@ -34,6 +36,12 @@ void check_region(int rank, const Op& op, const Region& region, const char* name
     fail(rank, op,
          fmt::format("{} offset {} is given without a buffer; name the buffer too", name,
                      region.offset));
+  // Both are at most 2^50 here, so the sum cannot overflow.
+  if (region.offset > limits::kMaxBytes || region.offset + op.bytes > limits::kMaxBytes)
+    fail(rank, op,
+         fmt::format("{} [{}, {} + {}) ends beyond 2^50 bytes, choreo's limit (docs/formats.md, "
+                     "Limits); use smaller offsets",
+                     name, region.offset, region.offset, op.bytes));
 }
 
 void check_op_fields(int ranks, int rank, const Op& op) {
@@ -52,7 +60,12 @@ void check_op_fields(int ranks, int rank, const Op& op) {
                        op.kind == OpKind::Recv ? " (or -1 for any tag in a receive)" : ""));
   }
   if (op.bytes < 0) fail(rank, op, "negative size; sizes are bytes >= 0");
+  if (op.bytes > limits::kMaxBytes)
+    fail(rank, op, "size above 2^50 bytes, choreo's limit (docs/formats.md, Limits); split it");
   if (op.nanoseconds < 0) fail(rank, op, "negative time; times are >= 0");
+  if (op.nanoseconds > limits::kMaxNanoseconds)
+    fail(rank, op,
+         "time above 10^15 ns (10^6 s), choreo's limit (docs/formats.md, Limits); split it");
   if (op.slot < kNoSlot) fail(rank, op, "negative slot; slots are >= 0, or omit the slot");
   if (op.cpu < 0 || op.nic < 0) fail(rank, op, "negative cpu or nic number; they are >= 0");
   if (op.nic != 0 && !op.is_message())
@@ -438,6 +451,7 @@ class DeadlockCheck {
 std::vector<MessageMatch> validate(const Schedule& schedule) {
   if (schedule.ranks < 1)
     throw Error(fmt::format("the schedule has {} ranks; it needs at least 1", schedule.ranks));
+  limits::check_ranks(schedule.ranks, "the schedule's ranks");
   if (schedule.programs.size() != static_cast<std::size_t>(schedule.ranks))
     throw Error(
         fmt::format("the schedule declares {} ranks but has {} programs; give one program "
@@ -450,6 +464,7 @@ std::vector<MessageMatch> validate(const Schedule& schedule) {
     check_dependencies_exist(r, program, index);
     check_no_cycle(r, program, index);
   }
+  detail::check_channel_order(schedule);
   auto matches = match_messages(schedule);
   DeadlockCheck(schedule, matches).run();
   return matches;

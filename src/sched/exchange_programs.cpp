@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "choreo/checked.hpp"
+
 namespace choreo::detail {
 
 std::vector<RankExchange> rank_exchanges(const Pattern& pattern, const SlotPlan& plan,
@@ -25,7 +27,8 @@ std::vector<RankExchange> rank_exchanges(const Pattern& pattern, const SlotPlan&
       const std::int64_t waits =
           pacing == Pacing::EverySlot ? static_cast<std::int64_t>(t) : delays;
       part.sends.push_back(
-          {pattern.messages[static_cast<std::size_t>(slots[t])].dst, waits * delta_ns});
+          {pattern.messages[static_cast<std::size_t>(slots[t])].dst,
+           checked_mul(waits, delta_ns, "a send's start (slots x slot length, ns)")});
     }
   }
   return parts;

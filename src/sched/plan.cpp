@@ -5,7 +5,9 @@
 #include <cmath>
 #include <string>
 
+#include "choreo/checked.hpp"
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/sched.hpp"
 #include "plan_shape.hpp"
 
@@ -193,6 +195,7 @@ Shape shape_of(Pacing pacing) {
 
 void check_delay(std::int64_t delay_ns) {
   if (delay_ns < 0) throw Error(fmt::format("the delay must be >= 0 ns, not {}", delay_ns));
+  limits::check_nanoseconds(delay_ns, "the delay per slot (ns)");
 }
 
 /// Ops a plan becomes at most: a receive and a send a message, a delay a slot.
@@ -293,7 +296,10 @@ Schedule schedule_from_timed_plan(const Pattern& pattern, const TimedPlan& plan,
     for (const TimedSend& send : plan.sends[static_cast<std::size_t>(r)]) {
       const Message& m = pattern.messages[static_cast<std::size_t>(send.message)];
       if (send.start > before_end)  // idle first: sleep from the start of the send before
-        chain.delay(std::llround(static_cast<double>(send.start - before_start) * ns_per_byte),
+        chain.delay(limits::check_nanoseconds(
+                        checked_llround(static_cast<double>(send.start - before_start) * ns_per_byte,
+                                        "a delay of the open-shop schedule (ns)"),
+                        "a delay of the open-shop schedule (ns)"),
                     kNoSlot);
       chain.send(m, kNoSlot);
       before_start = send.start;

@@ -94,9 +94,14 @@ Selection select_algorithms(const Request& request) {
     for (const Curve& c : s.curves)
       if (c.seconds[i] && *c.seconds[i] < best_seconds)
         best_seconds = *c.seconds[i], best = c.algorithm;
-    if (best.empty())
-      throw Error(
-          fmt::format("no {} algorithm runs on {} ranks", request.collective, request.ranks));
+    if (best.empty()) {
+      std::string reasons;
+      for (const Curve& c : s.curves)
+        if (!c.unavailable.empty())
+          reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : "; ", c.algorithm, c.unavailable);
+      throw Error(fmt::format("no {} algorithm runs on {} ranks{}{}", request.collective,
+                              request.ranks, reasons.empty() ? "" : ": ", reasons));
+    }
     s.winners.push_back(best);
   }
   // Crossovers: the smallest size where the winner is no longer the previous one, by
@@ -180,7 +185,20 @@ std::vector<std::int64_t> size_range(std::string_view text, double factor) {
   const std::int64_t low = parse_size(text.substr(0, colon)),
                      high = parse_size(text.substr(colon + 1));
   if (low < 1 || high < low) throw Error(fmt::format("'{}': need 1 <= MIN <= MAX", text));
-  if (!(factor > 1)) throw Error(fmt::format("the size factor must be > 1, not {}", factor));
+  if (!(factor > 1) || !std::isfinite(factor))
+    throw Error(fmt::format("the size factor must be > 1, not {}", factor));
+  // Every size costs a prediction of every algorithm: a factor near 1 would ask for
+  // millions (1.0000001 over 8:64M, 1.6e8) and never finish.
+  constexpr double kMaxSizes = 1000;
+  const double steps = std::log(static_cast<double>(high) / static_cast<double>(low)) /
+                       std::log(factor);
+  if (steps + 1 > kMaxSizes)
+    throw Error(fmt::format(
+        "a factor of {} gives {:.3g} sizes from {} to {} B; choreo predicts at most {:.0f}: use "
+        "a factor of at least {:.6g}",
+        factor, std::ceil(steps) + 1, low, high, kMaxSizes,
+        std::pow(static_cast<double>(high) / static_cast<double>(low), 1 / (kMaxSizes - 1)) *
+            (1 + 1e-9)));
   std::vector<std::int64_t> sizes;
   for (double b = static_cast<double>(low); b < static_cast<double>(high); b *= factor) {
     const auto rounded = static_cast<std::int64_t>(std::llround(b));

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 
 namespace choreo::sim {
 
@@ -45,6 +46,7 @@ std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t a
     throw Error("CompactBuilder: more than 2^32 ops do not fit the simulator's indices");
   if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
     throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
+  check_op(kind, peer, tag, amount);
   s_.kind_.push_back(static_cast<std::uint8_t>(kind));
   s_.peer_.push_back(peer);
   s_.tag_.push_back(tag);
@@ -54,6 +56,30 @@ std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t a
   s_.cpus_ = std::max(s_.cpus_, cpu + 1);
   s_.nics_ = std::max(s_.nics_, nic + 1);
   return static_cast<std::uint32_t>(s_.kind_.size() - s_.first_op_.back() - 1);
+}
+
+void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amount) const {
+  // The engine indexes its hosts by peer and reads amounts as sizes and times: what it takes
+  // is checked here, so that a schedule that skipped validation fails with a message, not a
+  // crash.
+  const auto where = [&] {
+    return fmt::format("rank {}, op {} ({})", current_, s_.kind_.size() - s_.first_op_.back(),
+                       to_string(kind));
+  };
+  const bool message = kind == OpKind::Send || kind == OpKind::Recv;
+  const int lowest = kind == OpKind::Recv ? kAny : 0;
+  if (message && (peer < lowest || peer >= ranks_))
+    throw Error(fmt::format("{}: peer {} is out of range for a {}-rank schedule; run `choreo "
+                            "validate` on it",
+                            where(), peer, ranks_));
+  if (message && tag < lowest)
+    throw Error(fmt::format("{}: tag {} is invalid; run `choreo validate` on it", where(), tag));
+  const bool timed = kind == OpKind::Calc || kind == OpKind::Delay;
+  if (amount < 0 || amount > (timed ? limits::kMaxNanoseconds : limits::kMaxBytes))
+    throw Error(fmt::format("{}: {} {} is out of range: choreo takes 0 to {} (docs/formats.md, "
+                            "Limits)",
+                            where(), timed ? "time" : "size", amount,
+                            timed ? "10^15 ns" : "2^50 bytes"));
 }
 
 std::uint32_t CompactBuilder::send(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
@@ -130,6 +156,10 @@ CompactSchedule CompactBuilder::finish() {
 }
 
 CompactSchedule compact(const Schedule& schedule) {
+  if (schedule.programs.size() != static_cast<std::size_t>(std::max(schedule.ranks, 0)))
+    throw Error(fmt::format("the schedule declares {} ranks but has {} programs; run `choreo "
+                            "validate` on it",
+                            schedule.ranks, schedule.programs.size()));
   std::size_t total = 0;
   for (const auto& p : schedule.programs) total += p.ops.size();
   CompactBuilder b(schedule.ranks, total);
@@ -156,13 +186,24 @@ CompactSchedule compact(const Schedule& schedule) {
           at = b.copy(op.bytes, op.cpu);
           break;
       }
-      position.emplace(op.id, at);
+      if (!position.emplace(op.id, at).second)
+        throw Error(fmt::format("rank {}, op {}: a second op with this id; run `choreo validate` "
+                                "on the schedule",
+                                r, op.id));
     }
+    const auto at = [&](std::size_t i, std::int64_t dependency) {
+      const auto it = position.find(dependency);
+      if (it == position.end())
+        throw Error(fmt::format("rank {}, op {}: depends on op {}, which rank {} does not have; "
+                                "run `choreo validate` on the schedule",
+                                r, ops[i].id, dependency, r));
+      return it->second;
+    };
     for (std::size_t i = 0; i < ops.size(); ++i) {
       auto self = static_cast<std::uint32_t>(i);
-      for (auto dep : ops[i].requires_completed) b.requires_completed(self, position.at(dep));
-      for (auto dep : ops[i].requires_started) b.requires_started(self, position.at(dep));
-      for (auto dep : ops[i].requires_any) b.requires_any(self, position.at(dep));
+      for (auto dep : ops[i].requires_completed) b.requires_completed(self, at(i, dep));
+      for (auto dep : ops[i].requires_started) b.requires_started(self, at(i, dep));
+      for (auto dep : ops[i].requires_any) b.requires_any(self, at(i, dep));
     }
   }
   return b.finish();

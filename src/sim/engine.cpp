@@ -12,7 +12,9 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "choreo/checked.hpp"
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "event_queue.hpp"
 #include "flows.hpp"
 #include "links.hpp"
@@ -148,13 +150,24 @@ class Engine {
   std::int64_t& recv_gap_free(std::uint32_t host, OpIndex op) {
     return next_gr_[host * nics_ + s_.nic(op)];
   }
+  /// (bytes - 1) x rate in whole ns. Beyond 10^15 ns (the longest op choreo takes) it is an
+  /// error, so that adding it to a clock below kMaxSimulatedTime cannot overflow.
   std::int64_t per_byte(double rate, std::int64_t bytes) const {
-    return bytes > 1 ? std::llround(rate * static_cast<double>(bytes - 1)) : 0;
+    if (bytes <= 1) return 0;
+    const double ns = rate * static_cast<double>(bytes - 1);
+    if (!(ns <= static_cast<double>(limits::kMaxNanoseconds)))
+      throw Error(fmt::format("a message of {} bytes at {} ns per byte takes {:.3g} ns, more than "
+                              "the 10^15 ns choreo simulates per step; use smaller sizes or rates",
+                              bytes, rate, ns));
+    return std::llround(ns);
   }
 
-  /// Queues a new event: ops and messages are what LogGOPSim counts as events.
+  /// Queues a new event: ops and messages are what LogGOPSim counts as events. Every time
+  /// the engine forms is an event's time plus at most a few op lengths, gaps or transfers
+  /// (each at most 10^15 ns), so bounding event times keeps all of them far from overflow.
   void push(std::int64_t time, std::uint64_t order, OpIndex op, std::uint32_t host,
             EventType type) {
+    check_clock(time);
     queue_.push(Event{time, order, op, host, type});
     ++result_.events;
   }
@@ -261,11 +274,12 @@ class Engine {
       auto flow = flows_.start(send_op, static_cast<int>(host), s_.peer(send_op),
                                s_.amount(send_op), enters, ends_);
       queue_flow_ends();
-      return enters + p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
+      return enters + p_.L + hop_delay(flows_.hops(flow));
     }
-    const auto hold = std::llround(static_cast<double>(s_.amount(send_op)) * link_G_);
+    const auto hold = per_byte(link_G_, s_.amount(send_op) + 1);  // bytes x link_G
     auto r = links_.reserve(static_cast<int>(host), s_.peer(send_op), enters, hold);
-    return r.start + p_.L + r.hops * hop_latency_;
+    check_clock(r.start);
+    return r.start + p_.L + hop_delay(r.hops);
   }
 
   void post_receive(Event& e) {
@@ -310,7 +324,7 @@ class Engine {
   void land(Event& e) {
     const auto flow = flows_.flow_of(e.op);
     if (flows_.active(flow)) return retry(e, std::max(e.time, flows_.projected_end(flow)));
-    const auto latency = p_.L + static_cast<std::int64_t>(flows_.hops(flow)) * hop_latency_;
+    const auto latency = p_.L + hop_delay(flows_.hops(flow));
     const auto [landed, span] = landing_.at(e.op);
     landing_.erase(e.op);
     deliver(e, std::max(landed, flows_.unshared_due(flow, latency) + flows_.lag(flow) + span));
@@ -379,7 +393,21 @@ class Engine {
     completed(send_op, now);
   }
 
+  /// The latency a route of `hops` links adds: at most 10^15 ns, like every step.
+  std::int64_t hop_delay(std::size_t hops) const {
+    const auto ns = checked_mul(static_cast<std::int64_t>(hops), hop_latency_, "hops x hop latency");
+    return limits::check_nanoseconds(ns, "the hop latency of one route");
+  }
+
+  static void check_clock(std::int64_t time) {
+    if (time > limits::kMaxSimulatedTime)
+      throw Error(fmt::format("the simulated clock passed 2^62 ns ({} ns, 146 years); the "
+                              "schedule's times add up to more than choreo simulates",
+                              time));
+  }
+
   void retry(Event& e, std::int64_t when) {
+    check_clock(when);
     e.time = when;
     queue_.push(e);  // keeps its order: a retry does not lose its place among equal times
     ++result_.retries;
@@ -443,6 +471,8 @@ SimResult simulate(const CompactSchedule& schedule, const SimOptions& options) {
   if (p.L < 0 || p.o < 0 || p.g < 0 || p.G < 0 || p.O < 0 || p.S < 0 || !std::isfinite(p.G) ||
       !std::isfinite(p.O))
     throw Error("LogGOPS parameters must be finite and >= 0");
+  for (const std::int64_t ns : {p.L, p.o, p.g, options.network.hop_latency})
+    limits::check_nanoseconds(ns, "a LogGOPS time (L, o, g or the hop latency)");
   return Engine(schedule, options).run();
 }
 

@@ -4,11 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <sstream>
 #include <numeric>
 #include <random>
 
 #include "choreo/error.hpp"
+#include "choreo/io.hpp"
 
 namespace choreo::sim {
 namespace {
@@ -64,8 +65,33 @@ NetworkSpec::Sharing parse_sharing(const std::string& text) {
   throw Error(fmt::format("unknown sharing '{}'; use serialize or fair", text));
 }
 
+namespace {
+/// The seed of "random:SEED"; throws unless SEED is a non-negative integer.
+std::uint64_t placement_seed(const std::string& placement) {
+  std::uint64_t seed = 0;
+  std::string_view digits = std::string_view(placement).substr(7);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+  if (ec != std::errc() || end != digits.data() + digits.size())
+    throw Error(fmt::format("placement '{}': the seed must be a non-negative integer", placement));
+  return seed;
+}
+}  // namespace
+
+void check_placement(const std::string& placement) {
+  if (placement == "linear" || placement == "round-robin") return;
+  if (placement.starts_with("random:")) {
+    placement_seed(placement);
+    return;
+  }
+  if (placement.starts_with("file:")) return;  // read when the ranks are placed
+  throw Error(
+      fmt::format("unknown placement '{}'; use linear, round-robin, random:SEED or file:PATH",
+                  placement));
+}
+
 std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement) {
   if (ranks < 1 || nodes < 1) throw Error("placement needs at least one rank and one node");
+  check_placement(placement);
   std::vector<int> node(static_cast<std::size_t>(ranks));
   const int per_node = (ranks + nodes - 1) / nodes;
   auto linear = [&] {
@@ -76,28 +102,16 @@ std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement)
   } else if (placement == "round-robin") {
     for (int r = 0; r < ranks; ++r) node[static_cast<std::size_t>(r)] = r % nodes;
   } else if (placement.starts_with("random:")) {
-    std::uint64_t seed = 0;
-    std::string_view digits = std::string_view(placement).substr(7);
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
-    if (ec != std::errc() || end != digits.data() + digits.size())
-      throw Error(
-          fmt::format("placement '{}': the seed must be a non-negative integer", placement));
     linear();
-    std::mt19937_64 rng(seed);
+    std::mt19937_64 rng(placement_seed(placement));
     std::shuffle(node.begin(), node.end(), rng);
-  } else if (placement.starts_with("file:")) {
-    std::string path = placement.substr(5);
-    std::ifstream in(path);
-    if (!in) throw Error(fmt::format("placement file {} cannot be read", path));
+  } else {
+    const std::string path = placement.substr(5);
+    std::istringstream in(read_text_file(path));
     for (int r = 0; r < ranks; ++r)
       if (!(in >> node[static_cast<std::size_t>(r)]))
         throw Error(fmt::format("placement file {} has fewer than {} node numbers (one per rank)",
                                 path, ranks));
-  } else {
-    throw Error(
-        fmt::format("unknown placement '{}'; use linear, round-robin, random:SEED or "
-                    "file:PATH",
-                    placement));
   }
   for (int r = 0; r < ranks; ++r)
     if (node[static_cast<std::size_t>(r)] < 0 || node[static_cast<std::size_t>(r)] >= nodes)

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "choreo/error.hpp"
+#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/pattern.hpp"
 #include "cli/common.hpp"
@@ -78,19 +79,19 @@ void add_pattern_command(CLI::App& app, const Global& global) {
       ->check(CLI::Range(1, 1 << 24));
   auto* bytes_option =
       cmd->add_option("--bytes", args->bytes, "Bytes per message (default 64512 = 63 KiB)")
-          ->check(CLI::NonNegativeNumber);
+          ->check(choreo::tools::at_least(0));
   cmd->add_option("--sizes", args->sizes,
                   "Instead of --bytes, a size per message: uniform:MIN:MAX draws each one "
                   "uniformly from MIN..MAX bytes (seeded by --seed)")
       ->excludes(bytes_option);
   cmd->add_option("--root", args->root, "Root rank of gather and scatter (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--m0", args->m0,
                   "scale-free: initial vertices, no edges among them (required; paper 000 uses "
                   "m0 = m in {4, 7, 12, 17, 28} on 64 ranks)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   cmd->add_option("--m", args->m, "scale-free: edges from each new vertex, <= m0 (default m0)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   cmd->add_option("--density", args->density,
                   "random: density D = messages / (n (n-1)) in [0, 1] (required)")
       ->check(CLI::Range(0.0, 1.0));

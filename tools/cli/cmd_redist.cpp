@@ -14,6 +14,7 @@
 #include "choreo/redist/relabel.hpp"
 #include "choreo/redist/scalapack.hpp"
 #include "cli/common.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -250,14 +251,14 @@ void add_redist_command(CLI::App& app, const Global& global) {
       ->required();
   plan->add_option("--ranks", args->ranks,
                    "Check that both grids fit a communicator of this many ranks")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   plan->add_option("--element-bytes", args->element_bytes, "Bytes per element (default 8)");
   plan->add_option("--show", args->show, "Triplets printed per processor pair (default 8)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   plan->add_option("--rank", args->rank,
                    "Only this rank's plan: its sends and receives, computed from its own comm "
                    "sets (what every rank does under MPI), with the time and memory it took")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   plan->add_flag("--relabel", args->relabel,
                  "Let the target grid's ranks be permuted: choose the permutation that keeps the "
                  "most data in place (a linear assignment), print it and the bytes saved, and "

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "choreo/error.hpp"
+#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/platform.hpp"
 #include "choreo/sched.hpp"
@@ -136,10 +137,11 @@ void run(const ScheduleArgs& a, const Global& global) {
       fmt::print("predicted makespan: none (the model assumes no contention), lower bound {}\n",
                  human_seconds(report["lower_bound_ns"].get<double>() * 1e-9));
     else
-      fmt::print("predicted makespan (eqs. 13-16) {}, lower bound {}, ratio {:.3f}\n",
+      fmt::print("predicted makespan (eqs. 13-16) {}, lower bound {}, ratio {}\n",
                  human_seconds(report["predicted_ns"].get<double>() * 1e-9),
                  human_seconds(report["lower_bound_ns"].get<double>() * 1e-9),
-                 report["ratio"].get<double>());
+                 report["ratio"].is_null() ? std::string("- (nothing to send)")
+                                           : fmt::format("{:.3f}", report["ratio"].get<double>()));
   }
   fmt::print("{}\n", port_bound);
 }
@@ -163,20 +165,20 @@ void add_schedule_command(CLI::App& app, const Global& global) {
                   "auto: predict on this machine profile's LogGP fit (`choreo-mpi calibrate`) "
                   "instead of LogGOPSim's defaults");
   cmd->add_option("--delta", a->delta_ns, "Delay per empty slot, ns (default 400000, paper 000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_flag("--paced", a->paced,
                 "ring, delay, optimal: every slot lasts --delta (time-slotted), not only the empty "
                 "ones; set --delta to one message's port time");
   cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--G", a->model.G, "Prediction model: gap per byte, ns")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   auto* per_byte =
       cmd->add_option("--ns-per-byte", a->ns_per_byte,
                       "openshop: ns a byte holds a port, for the delays (default 8: 1 Gb/s)")
-          ->check(CLI::PositiveNumber);
+          ->check(choreo::tools::positive());
   cmd->add_option("--bandwidth", a->bandwidth,
                   "openshop: port bandwidth instead of --ns-per-byte, e.g. 1Gbps or 125MBps")
       ->excludes(per_byte);

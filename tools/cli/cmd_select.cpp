@@ -8,11 +8,13 @@
 #include <fstream>
 
 #include "choreo/error.hpp"
+#include "command_line.hpp"
 #include "choreo/platform.hpp"
 #include "choreo/profile.hpp"
 #include "choreo/rules_export.hpp"
 #include "choreo/select.hpp"
 #include "cli/common.hpp"
+#include "cli/gnuplot.hpp"
 #include "cli/network_options.hpp"
 
 namespace choreo::cli {
@@ -75,30 +77,29 @@ std::vector<std::string> split_list(const std::string& text) {
 
 /// Predicted time against size, one line per algorithm, log-log, through gnuplot.
 void plot(const select::Selection& s, const select::Request& r, const std::string& file) {
-  FILE* gp = popen("gnuplot", "w");
-  if (gp == nullptr) throw Error("cannot run gnuplot: install it (apt-get install gnuplot)");
   const bool svg = file.size() > 4 && file.substr(file.size() - 4) == ".svg";
-  fmt::print(gp, "set terminal {} size 800,500 noenhanced\nset output '{}'\n",
-             svg ? "svg" : "pngcairo", file);
-  fmt::print(gp,
-             "set logscale xy 2\nset xlabel 'bytes'\nset ylabel 'predicted seconds'\n"
-             "set title '{} on {} ranks, {}{}'\nset key top left\nset grid\n",
-             r.collective, r.ranks,
-             r.network.kind == sim::NetworkSpec::Kind::Ideal ? "ideal network" : "with collisions",
-             r.collisions ? "" : " (collisions off)");
+  std::string script =
+      fmt::format("set terminal {} size 800,500 noenhanced\nset output {}\n",
+                  svg ? "svg" : "pngcairo", gnuplot_quoted(file));
+  script += fmt::format(
+      "set logscale xy 2\nset xlabel 'bytes'\nset ylabel 'predicted seconds'\n"
+      "set title '{} on {} ranks, {}{}'\nset key top left\nset grid\n",
+      r.collective, r.ranks,
+      r.network.kind == sim::NetworkSpec::Kind::Ideal ? "ideal network" : "with collisions",
+      r.collisions ? "" : " (collisions off)");
   std::string plots;
   for (const auto& c : s.curves)
     if (c.unavailable.empty())
       plots += fmt::format("{}'-' using 1:2 with linespoints title '{}'", plots.empty() ? "" : ", ",
                            c.algorithm);
-  fmt::print(gp, "plot {}\n", plots);
+  script += fmt::format("plot {}\n", plots);
   for (const auto& c : s.curves) {
     if (!c.unavailable.empty()) continue;
     for (std::size_t i = 0; i < s.sizes.size(); ++i)
-      if (c.seconds[i]) fmt::print(gp, "{} {}\n", s.sizes[i], *c.seconds[i]);
-    fmt::print(gp, "e\n");
+      if (c.seconds[i]) script += fmt::format("{} {}\n", s.sizes[i], *c.seconds[i]);
+    script += "e\n";
   }
-  if (pclose(gp) != 0) throw Error(fmt::format("gnuplot failed to write {}", file));
+  run_gnuplot(script, file);
 }
 
 nlohmann::json as_json(const select::Selection& s, const select::Request& r, const SelectArgs& a) {
@@ -171,7 +172,7 @@ void add_select_command(CLI::App& app, const Global& global) {
                   "collisions)");
   add_placement_option(*cmd, a->placement);
   cmd->add_option("--ranks", a->ranks, "Ranks (default: one per torus/mesh node)")
-      ->check(CLI::PositiveNumber);
+      ->check(choreo::tools::positive());
   cmd->add_option("--sizes", a->sizes, "MIN:MAX bytes, e.g. 8:64M (default 8:64M)");
   cmd->add_option("--factor", a->factor, "Ratio of consecutive sizes (default 2)");
   cmd->add_option("--algorithms", a->algorithms, "Only these, comma-separated (default all)");

@@ -6,6 +6,7 @@
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
+#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/run_result.hpp"
 #include "choreo/sim/engine.hpp"
@@ -189,7 +190,7 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--link-G", a->link_G,
                   "ns per byte a message holds each link of its route (default: G)");
   cmd->add_option("--hop-latency", a->hop_latency, "ns added per link crossed (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
   cmd->add_option("--noise", a->noise,
                   "Noise, repeatable: os:period=NS,duration=NS[,phase=random|same], "
@@ -201,17 +202,17 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--ops-csv", a->ops_csv, "Write every op's start and end (ns) to this CSV");
   cmd->add_option("--trace", a->trace,
                   "Write a Chrome trace (JSON, one track per rank; open it in Perfetto)");
-  cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")->check(choreo::tools::at_least(0));
   cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--g", a->params.g, "NIC gap per message, ns (default 1000)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--G", a->params.G, "NIC gap per byte, ns (default 6)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--O", a->params.O, "CPU overhead per byte, ns (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--S", a->params.S, "Largest eager message, bytes (default 65535)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(choreo::tools::at_least(0));
   cmd->add_flag("--dma-receive", a->dma_receive,
                 "The receiving CPU pays o + (s-1)O and the NIC alone moves the bytes (LogGOPSim "
                 "keeps the CPU busy for (s-1)G too, so a rank cannot send while it receives)");

@@ -11,19 +11,13 @@
 #include <limits>
 
 #include "choreo/error.hpp"
+#include "cli/gnuplot.hpp"
 
 namespace choreo::cli {
 
 namespace {
 
 double log2_ranks(const jitter::PointResult& r) { return std::log2(static_cast<double>(r.ranks)); }
-
-void run_gnuplot(const std::string& script, const std::string& output) {
-  FILE* gp = popen("gnuplot", "w");
-  if (gp == nullptr) throw Error("cannot run gnuplot: install it (apt-get install gnuplot)");
-  fmt::print(gp, "{}", script);
-  if (pclose(gp) != 0) throw Error(fmt::format("gnuplot failed to write {}", output));
-}
 
 void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path);
@@ -41,11 +35,11 @@ void heatmap(const std::vector<JitterPoint>& points, const std::string& x_label,
   const std::string data_file = fmt::format("{}/{}.dat", dir, name);
   const std::string png = fmt::format("{}/{}.png", dir, name);
   write_file(data_file, data);
-  run_gnuplot(fmt::format("set terminal pngcairo size 800,600 noenhanced\nset output '{}'\n"
+  run_gnuplot(fmt::format("set terminal pngcairo size 800,600 noenhanced\nset output {}\n"
                           "set title '{}'\nset xlabel 'log10({})'\nset ylabel 'log2(P)'\n"
                           "set palette rgbformulae 33,13,10\nset view map\n"
-                          "plot '{}' using 1:2:3 with image notitle\n",
-                          png, title, x_label, data_file),
+                          "plot {} using 1:2:3 with image notitle\n",
+                          gnuplot_quoted(png), title, x_label, gnuplot_quoted(data_file)),
               png);
 }
 
@@ -54,7 +48,9 @@ void heatmap(const std::vector<JitterPoint>& points, const std::string& x_label,
 void plot_jitter_sweep(const std::vector<JitterPoint>& points, const std::string& x_label,
                        double curve_x, const std::string& dir) {
   if (points.empty()) throw Error("the sweep has no points to plot");
-  std::filesystem::create_directories(dir);
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) throw Error(fmt::format("cannot make the folder {}: {}", dir, error.message()));
   heatmap(points, x_label, dir, "slowdown", "plain butterfly: time with jitter / without",
           [](const jitter::PointResult& r) { return r.jitter_slowdown(); });
   heatmap(points, x_label, dir, "ratio", "best resilient / plain butterfly (below 1: a win)",
@@ -76,15 +72,15 @@ void plot_jitter_sweep(const std::vector<JitterPoint>& points, const std::string
   const std::string data_file = dir + "/curve.dat";
   const std::string png = dir + "/curve.png";
   write_file(data_file, data);
-  run_gnuplot(fmt::format("set terminal pngcairo size 800,500 noenhanced\nset output '{0}'\n"
+  run_gnuplot(fmt::format("set terminal pngcairo size 800,500 noenhanced\nset output {0}\n"
                           "set title '{1} = {2:g}'\nset xlabel 'log2(P)'\nset ylabel 'seconds'\n"
                           "set logscale y\nset key top left\nset grid\nset datafile missing 'nan'\n"
-                          "plot '{3}' using 1:2 with linespoints title 'plain butterfly', "
-                          "'{3}' using 1:3 with linespoints title 'resilient, best T', "
-                          "'{3}' using 1:4 with lines title 'no jitter', "
-                          "'{3}' using 1:5 with linespoints title 'ring', "
-                          "'{3}' using 1:6 with linespoints title 'Rabenseifner'\n",
-                          png, x_label, nearest, data_file),
+                          "plot {3} using 1:2 with linespoints title 'plain butterfly', "
+                          "{3} using 1:3 with linespoints title 'resilient, best T', "
+                          "{3} using 1:4 with lines title 'no jitter', "
+                          "{3} using 1:5 with linespoints title 'ring', "
+                          "{3} using 1:6 with linespoints title 'Rabenseifner'\n",
+                          gnuplot_quoted(png), x_label, nearest, gnuplot_quoted(data_file)),
               png);
 }
 

@@ -10,6 +10,7 @@ void add_placement_option(CLI::App& command, std::string& placement) {
 
 sim::NetworkSpec placed_network(const std::string& topology, const std::string& placement) {
   sim::NetworkSpec network = sim::parse_network(topology);
+  sim::check_placement(placement);  // a wrong spelling fails here, with its own message
   network.placement = placement;
   return network;
 }

@@ -93,6 +93,7 @@ class CompactBuilder {
 
  private:
   std::uint32_t add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic);
+  void check_op(OpKind kind, int peer, int tag, std::int64_t amount) const;
   using Edges = BigVector<std::pair<OpIndex, OpIndex>>;  // (from, to)
   void add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency);
 

@@ -33,6 +33,10 @@ NetworkSpec parse_network(const std::string& text);
 /// "serialize" or "fair".
 NetworkSpec::Sharing parse_sharing(const std::string& text);
 
+/// Throws choreo::Error unless `placement` is one of place_ranks' spellings (a file is read
+/// only when ranks are placed).
+void check_placement(const std::string& placement);
+
 /// Node of each rank. linear: rank r on node r / ceil(ranks / nodes); round-robin: r % nodes;
 /// random:SEED: a seeded shuffle of linear; file:PATH: one node number per line, per rank.
 std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement);
