@@ -13,11 +13,11 @@
 #include "calibrate.hpp"
 #include "calibrate_delay.hpp"
 #include "choreo/error.hpp"
-#include "command_line.hpp"
 #include "choreo/human.hpp"
 #include "choreo/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/mpi/executor.hpp"
+#include "command_line.hpp"
 #include "redist_run.hpp"
 
 namespace {

@@ -15,7 +15,8 @@ inline CLI::Validator at_least(double min) {
   return CLI::Validator(
       [min](std::string& text) -> std::string {
         double value = 0;
-        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+        if (!CLI::detail::lexical_cast(text, value))
+          return fmt::format("'{}' is not a number", text);
         if (!(value >= min)) return fmt::format("must be at least {}, not {}", min, text);
         return {};
       },
@@ -27,7 +28,8 @@ inline CLI::Validator positive() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         double value = 0;
-        if (!CLI::detail::lexical_cast(text, value)) return fmt::format("'{}' is not a number", text);
+        if (!CLI::detail::lexical_cast(text, value))
+          return fmt::format("'{}' is not a number", text);
         if (!(value > 0)) return fmt::format("must be above 0, not {}", text);
         return {};
       },

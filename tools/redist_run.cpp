@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "../src/mpi/timed_runs.hpp"  // collectively
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/redist/measure.hpp"
@@ -179,7 +180,8 @@ void redist_run(const RedistRunArgs& args, int rank) {
     to = redist::relabelled(to, *relabelling);
   }
   const std::vector<Method> methods = methods_of(args.method);
-  redist::LocalArrays arrays = redist::make_arrays(from, to, rank);
+  redist::LocalArrays arrays;
+  mpi::detail::collectively(MPI_COMM_WORLD, [&] { arrays = redist::make_arrays(from, to, rank); });
   redist::warm_up_transport(MPI_COMM_WORLD, std::int64_t{8} << 20);
   std::vector<MethodResult> results;
   for (Method method : methods) results.push_back(run_method(method, from, to, args, arrays));

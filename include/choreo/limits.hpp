@@ -5,6 +5,7 @@
 // allocating gigabytes. Each check throws choreo::Error naming the value, what it is and the
 // limit.
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace choreo::limits {
@@ -15,8 +16,13 @@ inline constexpr std::int64_t kMaxRanks = std::int64_t{1} << 24;
 /// of one pattern.
 inline constexpr std::int64_t kMaxOps = (std::int64_t{1} << 32) - 2;
 /// Bytes of one message, copy or buffer region, offset included: 2^50 (1 PiB). Sums of a few
-/// such values still fit a double exactly, and 2^13 of them fit 64 bits.
+/// such values still fit a double exactly, and 2^13 - 1 of them fit 64 bits.
 inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
+/// Elements of one distributed array (choreo redist): 2^50. With elements of at most
+/// kMaxElementBytes bytes, the array's bytes and every count of them fit 64 bits.
+inline constexpr std::int64_t kMaxElements = std::int64_t{1} << 50;
+/// Bytes of one array element: 1 KiB.
+inline constexpr std::int64_t kMaxElementBytes = 1024;
 /// Nanoseconds of one delay, calc, gap or latency: 10^15 (10^6 s, 11.6 days). Below 2^50, so
 /// seconds written as a double read back to the same nanosecond.
 inline constexpr std::int64_t kMaxNanoseconds = 1'000'000'000'000'000;
@@ -31,6 +37,13 @@ int check_ranks(std::int64_t ranks, std::string_view what);
 std::int64_t check_bytes(std::int64_t bytes, std::string_view what);
 /// Returns `nanoseconds`, or throws unless 0 <= nanoseconds <= kMaxNanoseconds.
 std::int64_t check_nanoseconds(std::int64_t nanoseconds, std::string_view what);
+/// The product of `extents` (an array's shape), or throws unless every extent is >= 0 and the
+/// product is at most kMaxElements.
+std::int64_t check_elements(std::span<const std::int64_t> extents, std::string_view what);
+/// Throws unless `bytes` of memory could be allocated on this machine: at most its physical
+/// memory. `what` names the allocation ("rank 3: its buffers take": "...: 93 GiB (...), more
+/// than this machine's 24 GiB of memory").
+void check_allocation(std::int64_t bytes, std::string_view what);
 /// Returns `ops`, or throws unless ops <= kMaxOps.
 std::int64_t check_ops(std::int64_t ops, std::string_view what);
 

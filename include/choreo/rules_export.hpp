@@ -54,6 +54,14 @@ struct CollectiveDecision {
 /// names the same collectives and, with an "i" in front, their nonblocking forms.
 std::span<const std::string_view> mpi_collectives();
 
+/// The tuning file formats: Open MPI 4.1.4 coll_tuned rules, MPICH 4.0.2 CSEL JSON.
+enum class TuningLibrary { OpenMpi, Mpich };
+
+/// choreo's algorithms of `collective` that `library` runs, so that a decision among them
+/// exports (e.g. bcast: binomial and scatter_allgather, not choreo's own kary_pipeline).
+/// Throws choreo::Error for a collective the writers do not export.
+std::vector<std::string> exportable_algorithms(std::string_view collective, TuningLibrary library);
+
 /// Open MPI 4.1.4 coll_tuned rules, classic format, with # comments. Communicator sizes
 /// without a decision (smaller, larger, and between two decisions) get algorithm 0, which
 /// hands the call to Open MPI's own fixed decision.

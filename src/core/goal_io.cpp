@@ -392,10 +392,21 @@ std::string cat(std::initializer_list<std::string_view> parts) {
   throw Error("line " + number_text(line) + ": " + message);
 }
 
+/// `text` in quotes for a message, cut after 40 bytes; bytes that are not printable ASCII
+/// appear as \xNN, so that a message is one clean line whatever the file holds.
 std::string quoted(std::string_view text) {
   constexpr std::size_t kLongest = 40;
-  if (text.size() > kLongest) return "'" + std::string(text.substr(0, kLongest)) + "...'";
-  return "'" + std::string(text) + "'";
+  std::string out = "'";
+  for (const char c : text.substr(0, kLongest)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7F) {
+      out += c;
+    } else {
+      constexpr std::string_view kHex = "0123456789ABCDEF";
+      out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 15]};
+    }
+  }
+  return out + (text.size() > kLongest ? "...'" : "'");
 }
 
 std::string describe(const Token& token) {
@@ -780,8 +791,8 @@ class GoalParser {
                 "bad %-escape in 'algorithm=" + std::string(pair.value) + "'; write '%' as %25");
       }
       if (!is_utf8(*name)) {
-        fail_at(token_.line, "'algorithm=" + std::string(pair.value) +
-                                 "' decodes to bytes that are not UTF-8 text; JSON (and so "
+        fail_at(token_.line, quoted("algorithm=" + std::string(pair.value)) +
+                                 " decodes to bytes that are not UTF-8 text; JSON (and so "
                                  "choreo) holds only UTF-8 names");
       }
       schedule_.algorithm = std::move(*name);

@@ -28,9 +28,10 @@ std::string read_text_file(const std::filesystem::path& path) {
   std::array<char, 1 << 16> chunk;
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
     if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxFileBytes)
-      throw Error(fmt::format("cannot read {}: it is larger than 2^35 bytes (32 GiB), the most "
-                              "choreo reads (docs/formats.md, Limits)",
-                              path.string()));
+      throw Error(
+          fmt::format("cannot read {}: it is larger than 2^35 bytes (32 GiB), the most "
+                      "choreo reads (docs/formats.md, Limits)",
+                      path.string()));
     text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
   }
   if (in.bad()) throw Error(fmt::format("reading {} failed", path.string()));

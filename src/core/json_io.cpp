@@ -55,9 +55,10 @@ std::int64_t get_bytes(const json& object, const std::string& path, const char* 
   if (!object.contains(key)) return fallback;
   const auto bytes = get_int<std::int64_t>(object, path, key);
   if (bytes > limits::kMaxBytes)
-    throw Error(fmt::format("{}: \"{}\" = {} is out of range: sizes and offsets are at most 2^50 "
-                            "bytes (docs/formats.md, Limits)",
-                            path, key, bytes));
+    throw Error(
+        fmt::format("{}: \"{}\" = {} is out of range: sizes and offsets are at most 2^50 "
+                    "bytes (docs/formats.md, Limits)",
+                    path, key, bytes));
   return bytes;
 }
 
@@ -68,9 +69,10 @@ std::int64_t get_nanoseconds(const json& object, const std::string& path) {
   double seconds = it->get<double>();
   constexpr double kMaxSeconds = static_cast<double>(limits::kMaxNanoseconds) / 1e9;
   if (!std::isfinite(seconds) || std::fabs(seconds) > kMaxSeconds)
-    throw Error(fmt::format("{}: \"seconds\" = {} is out of range: times are at most 10^6 s "
-                            "(docs/formats.md, Limits)",
-                            path, it->dump()));
+    throw Error(
+        fmt::format("{}: \"seconds\" = {} is out of range: times are at most 10^6 s "
+                    "(docs/formats.md, Limits)",
+                    path, it->dump()));
   return std::llround(seconds * 1e9);  // choreo's clock ticks in whole nanoseconds
 }
 
@@ -204,8 +206,8 @@ Pattern pattern_from_json(const std::string& text) {
     if (!m.is_object()) throw Error(fmt::format("{}: a message must be a JSON object", path));
     check_keys(m, path, {"src", "dst", "bytes"});
     if (!m.contains("bytes")) throw Error(fmt::format("{}: missing \"bytes\"", path));
-    p.messages.push_back(
-        {get_int<int>(m, path, "src"), get_int<int>(m, path, "dst"), get_bytes(m, path, "bytes", 0)});
+    p.messages.push_back({get_int<int>(m, path, "src"), get_int<int>(m, path, "dst"),
+                          get_bytes(m, path, "bytes", 0)});
   }
   validate(p);
   return p;
@@ -266,10 +268,9 @@ Schedule schedule_from_json(const std::string& text) {
 
 std::string schedule_to_json(const Schedule& schedule) {
   // One op per line: readable, diffable, and far smaller than fully indented JSON.
-  std::string out =
-      fmt::format("{{\"format\": \"{}\", \"ranks\": {}, \"algorithm\": {},\n \"programs\": [",
-                  kScheduleFormat, schedule.ranks,
-                  json_string(schedule.algorithm, "the schedule's algorithm name"));
+  std::string out = fmt::format(
+      "{{\"format\": \"{}\", \"ranks\": {}, \"algorithm\": {},\n \"programs\": [", kScheduleFormat,
+      schedule.ranks, json_string(schedule.algorithm, "the schedule's algorithm name"));
   for (std::size_t r = 0; r < schedule.programs.size(); ++r) {
     out += fmt::format("{}\n  {{\"rank\": {}, \"ops\": [", r ? "," : "", r);
     const auto& ops = schedule.programs[r].ops;

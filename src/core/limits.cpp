@@ -2,11 +2,13 @@
 #include "choreo/limits.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 
 #include "choreo/checked.hpp"
 #include "choreo/error.hpp"
+#include "choreo/human.hpp"
 
 namespace choreo {
 
@@ -14,8 +16,9 @@ namespace limits {
 namespace {
 [[noreturn]] void out_of_range(std::string_view what, std::int64_t value, std::int64_t low,
                                std::string_view high) {
-  throw Error(fmt::format("{} = {} is out of range: choreo takes {} to {} (docs/formats.md, Limits)",
-                          what, value, low, high));
+  throw Error(
+      fmt::format("{} = {} is out of range: choreo takes {} to {} (docs/formats.md, Limits)", what,
+                  value, low, high));
 }
 }  // namespace
 
@@ -35,6 +38,41 @@ std::int64_t check_nanoseconds(std::int64_t nanoseconds, std::string_view what) 
   return nanoseconds;
 }
 
+std::int64_t check_elements(std::span<const std::int64_t> extents, std::string_view what) {
+  std::int64_t elements = 1;
+  for (const std::int64_t extent : extents) {
+    if (extent < 0)
+      throw Error(fmt::format("{}: an extent of {}; extents are 0 or more", what, extent));
+    if (extent != 0 && elements > kMaxElements / extent) {
+      // The product may not fit 64 bits: say how large it is as a double.
+      long double product = 1;
+      for (const std::int64_t e : extents) product *= static_cast<long double>(e);
+      throw Error(
+          fmt::format("{}: {:.3g} elements, more than choreo takes (2^50; "
+                      "docs/formats.md, Limits)",
+                      what, static_cast<double>(product)));
+    }
+    elements *= extent;
+  }
+  if (elements > kMaxElements)
+    throw Error(
+        fmt::format("{}: {} elements, more than choreo takes (2^50; docs/formats.md, "
+                    "Limits)",
+                    what, elements));
+  return elements;
+}
+
+void check_allocation(std::int64_t bytes, std::string_view what) {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return;  // unknown: let the allocation decide
+  const long double memory = static_cast<long double>(pages) * static_cast<long double>(page_size);
+  if (static_cast<long double>(bytes) > memory)
+    throw Error(fmt::format("{}: {} ({} B), more than this machine's {} of memory", what,
+                            human_bytes(static_cast<double>(bytes)), bytes,
+                            human_bytes(static_cast<double>(memory))));
+}
+
 std::int64_t check_ops(std::int64_t ops, std::string_view what) {
   if (ops < 0 || ops > kMaxOps) out_of_range(what, ops, 0, "2^32 - 2 ops");
   return ops;
@@ -50,8 +88,8 @@ void throw_overflow(std::string_view what, long double a, char op, long double b
 std::int64_t checked_llround(double value, std::string_view what) {
   // 2^63 is exact in a double; every double below it rounds into the int64 range.
   if (!std::isfinite(value) || value >= 9223372036854775808.0 || value < -9223372036854775808.0)
-    throw Error(fmt::format("{}: {} does not fit a 64-bit integer; use smaller values", what,
-                            value));
+    throw Error(
+        fmt::format("{}: {} does not fit a 64-bit integer; use smaller values", what, value));
   return std::llround(value);
 }
 

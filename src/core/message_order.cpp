@@ -4,7 +4,10 @@
 // later op b of its channel when everything a waits for is certain to have happened once b
 // may start: a has no dependencies, or b depends on a, or each of a's dependencies is among
 // what b's readiness implies. The last is found by walking b's dependencies backwards: an op
-// that completed (or started) had its own requires completed and irequires started.
+// that completed (or started) had its own requires completed and irequires started; a
+// first-of group implies what all of its members' completions imply.
+// "The same moment" is one event: the simulator queues the ops an event releases after those
+// already queued, so an op released later (even at the same time) starts later.
 #include "message_order.hpp"
 
 #include <fmt/format.h>
@@ -36,6 +39,7 @@ class RankOrder {
     }
     budget_ = std::max(kWalkBudgetFloor, kWalkBudgetPerOp * (ops_.size() + edges));
     state_.assign(ops_.size(), kUnknown);
+    scratch_.assign(ops_.size(), kUnknown);
   }
 
   /// True when op a (earlier in program order) certainly starts before op b.
@@ -45,7 +49,7 @@ class RankOrder {
     if (first.requires_completed.empty() && first.requires_started.empty() &&
         first.requires_any.empty())
       return true;  // ready at the start, so started before anything later in program order
-    walk_back_from(second);
+    certain_once_ready(second);
     const bool ordered = state_[a] != kUnknown || implied(first, second);
     for (std::size_t v : touched_) state_[v] = kUnknown;
     touched_.clear();
@@ -55,28 +59,59 @@ class RankOrder {
  private:
   enum : std::uint8_t { kUnknown = 0, kStarted = 1, kCompleted = 2 };
 
-  /// Marks what is certain once b may start: each op it requires completed, each it
-  /// irequires started, and, recursively, what their own start implies.
-  void walk_back_from(const Op& b) {
-    std::vector<std::size_t> stack;
-    auto mark = [&](std::int64_t id, std::uint8_t level) {
-      const std::size_t v = index_.at(id);
-      if (state_[v] >= level) return;
-      if (state_[v] == kUnknown) {
-        touched_.push_back(v);
-        stack.push_back(v);  // its own dependencies, once
+  /// Marks in state_ what is certain once b may start: each op it requires completed, each
+  /// it irequires started, what all members of its first-of group imply (one of them
+  /// completed, whichever it was), and, recursively, what their own start implies.
+  void certain_once_ready(const Op& b) {
+    for (std::int64_t id : b.requires_completed) mark(state_, touched_, id, kCompleted);
+    for (std::int64_t id : b.requires_started) mark(state_, touched_, id, kStarted);
+    walk(state_, touched_);
+    if (b.requires_any.empty()) return;
+    // The intersection of what each member's completion implies.
+    std::vector<std::pair<std::size_t, std::uint8_t>> common;
+    for (std::size_t k = 0; k < b.requires_any.size(); ++k) {
+      mark(scratch_, scratch_touched_, b.requires_any[k], kCompleted);
+      walk(scratch_, scratch_touched_);
+      if (k == 0) {
+        for (std::size_t v : scratch_touched_) common.emplace_back(v, scratch_[v]);
+      } else {
+        std::erase_if(common, [&](auto& entry) {
+          entry.second = std::min(entry.second, scratch_[entry.first]);
+          return entry.second == kUnknown;
+        });
       }
-      state_[v] = level;
-    };
-    for (std::int64_t id : b.requires_completed) mark(id, kCompleted);
-    for (std::int64_t id : b.requires_started) mark(id, kStarted);
-    while (!stack.empty() && budget_ > 0) {
-      const Op& op = ops_[stack.back()];
-      stack.pop_back();
-      --budget_;
-      for (std::int64_t id : op.requires_completed) mark(id, kCompleted);
-      for (std::int64_t id : op.requires_started) mark(id, kStarted);
+      for (std::size_t v : scratch_touched_) scratch_[v] = kUnknown;
+      scratch_touched_.clear();
+      if (common.empty()) break;
     }
+    for (const auto& [v, level] : common) {
+      if (state_[v] == kUnknown) touched_.push_back(v);
+      state_[v] = std::max(state_[v], level);
+    }
+  }
+
+  void mark(std::vector<std::uint8_t>& state, std::vector<std::size_t>& touched, std::int64_t id,
+            std::uint8_t level) {
+    const std::size_t v = index_.at(id);
+    if (state[v] >= level) return;
+    if (state[v] == kUnknown) {
+      touched.push_back(v);
+      stack_.push_back(v);  // its own dependencies, once
+    }
+    state[v] = level;
+  }
+
+  /// Marks, from the ops on stack_, what their start implies: their requires completed and
+  /// irequires started, recursively (within the walk budget).
+  void walk(std::vector<std::uint8_t>& state, std::vector<std::size_t>& touched) {
+    while (!stack_.empty() && budget_ > 0) {
+      const Op& op = ops_[stack_.back()];
+      stack_.pop_back();
+      --budget_;
+      for (std::int64_t id : op.requires_completed) mark(state, touched, id, kCompleted);
+      for (std::int64_t id : op.requires_started) mark(state, touched, id, kStarted);
+    }
+    stack_.clear();
   }
 
   /// Is every dependency of a certain once b may start?
@@ -102,14 +137,15 @@ class RankOrder {
 
   const std::vector<Op>& ops_;
   std::unordered_map<std::int64_t, std::size_t> index_;
-  std::vector<std::uint8_t> state_;
-  std::vector<std::size_t> touched_;
+  std::vector<std::uint8_t> state_, scratch_;
+  std::vector<std::size_t> touched_, scratch_touched_, stack_;
   std::size_t budget_ = 0;
 };
 
 [[noreturn]] void fail_unordered(int rank, const Op& earlier, const Op& later) {
   const bool send = later.kind == OpKind::Send;
-  const std::string peer = later.peer == kAny ? std::string("any rank") : fmt::format("rank {}", later.peer);
+  const std::string peer =
+      later.peer == kAny ? std::string("any rank") : fmt::format("rank {}", later.peer);
   throw Error(fmt::format(
       "rank {}, op {} ({}): may {} before op {} ({}), an earlier {} {} {} with the same tag, and "
       "MPI {}: it would take the {} meant for op {}. Make op {} require or irequire op {}, or "

@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 
+#include "choreo/checked.hpp"
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 
 namespace choreo {
 
 void validate(const Pattern& pattern) {
   if (pattern.ranks < 1)
     throw Error(fmt::format("a pattern needs at least 1 rank, not {}", pattern.ranks));
+  limits::check_ranks(pattern.ranks, "the pattern's ranks");
+  limits::check_ops(static_cast<std::int64_t>(pattern.messages.size()),
+                    "the pattern's number of messages");
   for (std::size_t i = 0; i < pattern.messages.size(); ++i) {
     const Message& m = pattern.messages[i];
     auto where = [&] {
@@ -22,13 +27,22 @@ void validate(const Pattern& pattern) {
       throw Error(
           fmt::format("{}: a rank cannot send to itself in a pattern; drop the message", where()));
     if (m.bytes < 0) throw Error(fmt::format("{}: negative size; sizes are bytes >= 0", where()));
+    limits::check_bytes(m.bytes, where());
   }
+  total_bytes(pattern);  // throws when the sum does not fit 64 bits
+}
+
+std::int64_t total_bytes(const Pattern& pattern) {
+  std::int64_t bytes = 0;
+  for (const Message& m : pattern.messages)
+    bytes = checked_add(bytes, m.bytes, "the pattern's bytes in all");
+  return bytes;
 }
 
 namespace {
 void check_sizes(int ranks, std::int64_t bytes, int root) {
-  if (ranks < 1) throw Error(fmt::format("--ranks must be at least 1, not {}", ranks));
-  if (bytes < 0) throw Error(fmt::format("--bytes must be >= 0, not {}", bytes));
+  limits::check_ranks(ranks, "--ranks");
+  limits::check_bytes(bytes, "--bytes");
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("root {} is out of range; use 0..{}", root, ranks - 1));
 }

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/pattern.hpp"
 
 namespace choreo {
@@ -53,6 +54,8 @@ class Fenwick {
 void check_common(const char* what, int ranks, std::int64_t bytes) {
   if (ranks < 1) throw Error(fmt::format("{}: --ranks must be at least 1, not {}", what, ranks));
   if (bytes < 0) throw Error(fmt::format("{}: --bytes must be >= 0, not {}", what, bytes));
+  limits::check_ranks(ranks, fmt::format("{}: --ranks", what));
+  limits::check_bytes(bytes, fmt::format("{}: --bytes", what));
 }
 
 void sort_messages(Pattern& p) {
@@ -194,6 +197,7 @@ Pattern with_random_sizes(Pattern pattern, std::int64_t min_bytes, std::int64_t 
     throw Error(fmt::format(
         "random sizes: the smallest size ({} B) is larger than the largest ({} B); swap them",
         min_bytes, max_bytes));
+  limits::check_bytes(max_bytes, "random sizes: the largest size");
   // An odd constant (2^64 / golden ratio) moves the seed off the pattern generators' stream.
   std::mt19937_64 rng(seed + 0x9e3779b97f4a7c15ULL);
   const std::uint64_t span = static_cast<std::uint64_t>(max_bytes - min_bytes) + 1;

@@ -16,10 +16,10 @@ constexpr const char* kRunFormat = "choreo.run/1";
 }
 
 std::string run_result_to_json(const RunResult& r) {
-  for (const auto& [text, what] : {std::pair{&r.label, "the run's label"},
-                                   std::pair{&r.schedule, "the schedule's path"},
-                                   std::pair{&r.algorithm, "the schedule's algorithm name"},
-                                   std::pair{&r.engine, "the engine's name"}})
+  for (const auto& [text, what] :
+       {std::pair{&r.label, "the run's label"}, std::pair{&r.schedule, "the schedule's path"},
+        std::pair{&r.algorithm, "the schedule's algorithm name"},
+        std::pair{&r.engine, "the engine's name"}})
     json_string(*text, what);  // throws unless UTF-8
   nlohmann::ordered_json j{
       {"format", kRunFormat},
@@ -62,7 +62,8 @@ RunResult run_result_from_json(const std::string& text) {
   r.bytes_verified = get_integer(j, top, "bytes_verified", 0, kMaxCount);
   const auto seconds = j.find("seconds");
   if (seconds == j.end() || !seconds->is_object())
-    throw Error("top level: \"seconds\" must be an object {\"median\", \"min\", \"max\", \"samples\"}");
+    throw Error(
+        "top level: \"seconds\" must be an object {\"median\", \"min\", \"max\", \"samples\"}");
   check_keys(*seconds, "seconds", {"median", "min", "max", "samples"});
   r.median = get_finite(*seconds, "seconds", "median", 0);
   r.min = get_finite(*seconds, "seconds", "min", 0);

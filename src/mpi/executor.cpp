@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <span>
 
@@ -18,8 +19,10 @@
 #include <simgrid/host.h>
 #endif
 
+#include "choreo/checked.hpp"
 #include "choreo/data_pattern.hpp"
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/validate.hpp"
 #include "timed_runs.hpp"
 
@@ -46,7 +49,7 @@ void compute_for(std::int64_t nanoseconds) {
 /// arenas (sends, receives, copies), laid end to end.
 class Buffers {
  public:
-  explicit Buffers(const Program& program) {
+  Buffers(const Program& program, int rank) {
     for (const Op& op : program.ops) {
       Place data{}, source{};
       if (op.kind == OpKind::Send) data = reserve(op.region, op.bytes, kSendArena);
@@ -57,6 +60,13 @@ class Buffers {
       }
       places_.push_back({data, source});
     }
+    std::int64_t total = 0;
+    for (const std::size_t size : sizes_)
+      total = checked_add(total, static_cast<std::int64_t>(size), "the buffers' bytes");
+    limits::check_allocation(
+        total, fmt::format("rank {}: the buffers of its ops (each named buffer up to its largest "
+                           "offset + size, and the ops that name none) take",
+                           rank));
     storage_.resize(sizes_.size());
     for (std::size_t k = 0; k < sizes_.size(); ++k) storage_[k].resize(sizes_[k]);
   }
@@ -76,11 +86,14 @@ class Buffers {
   };
 
   /// Grows the size the region's storage needs; storage is allocated once, at the end.
+  /// Sizes and offsets are at most 2^50 (validate), so only sums of many can overflow.
   Place reserve(const Region& region, std::int64_t bytes, std::size_t arena) {
     auto size = static_cast<std::size_t>(bytes);
     if (region.buffer == kAutoBuffer) {
       Place place{arena, sizes_[arena]};
-      sizes_[arena] += size;
+      sizes_[arena] =
+          static_cast<std::size_t>(checked_add(static_cast<std::int64_t>(sizes_[arena]), bytes,
+                                               "the bytes of the ops without a buffer"));
       return place;
     }
     Place place{kArenas + static_cast<std::size_t>(region.buffer),
@@ -147,7 +160,7 @@ class RankProgram {
   RankProgram(const Program& program, int rank, MPI_Comm comm)
       : program_(program),
         rank_(rank),
-        buffers_(program),
+        buffers_(program, rank),
         requests_(program.ops.size()),
         deps_(program),
         status_(program.ops.size()) {
@@ -323,7 +336,10 @@ RunResult run(const Schedule& schedule, MPI_Comm comm, const RunOptions& options
   });
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  RankProgram program(schedule.programs[rank], rank, comm);
+  // Buffers are allocated here: a rank that cannot is an error on every rank, not an abort.
+  std::optional<RankProgram> built;
+  collectively(comm, [&] { built.emplace(schedule.programs[rank], rank, comm); });
+  RankProgram& program = *built;
 
   RunResult result = detail::time_iterations(
       comm, options,

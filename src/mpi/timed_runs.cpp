@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <new>
 #include <vector>
 
 #include "choreo/error.hpp"
@@ -30,6 +31,10 @@ void collectively(MPI_Comm comm, const std::function<void()>& check) {
     check();
   } catch (const Error& e) {
     failure = e.what();
+  } catch (const std::bad_alloc&) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    failure = fmt::format("rank {} ran out of memory; give it smaller buffers or fewer ops", rank);
   }
   agree_on_failure(failure, comm);
 }

@@ -17,7 +17,8 @@ namespace choreo::mpi::detail {
 /// throw choreo::Error with the message of the lowest failing rank.
 void agree_on_failure(const std::string& local, MPI_Comm comm);
 
-/// Runs `check` on every rank; if any throws choreo::Error, all ranks throw the first one.
+/// Runs `check` on every rank; if any throws choreo::Error (or std::bad_alloc, which becomes
+/// one), all ranks throw the first one.
 void collectively(MPI_Comm comm, const std::function<void()>& check);
 
 /// First line of MPI_Get_library_version, trimmed of packaging details.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 
 namespace choreo::redist {
 namespace {
@@ -47,6 +48,7 @@ void check_dims(const ArrayDistribution& dist) {
           "n >= 1, or cyclic for cyclic(1)",
           dd.block_size, d));
   }
+  limits::check_elements(dist.shape, fmt::format("the array {}", fmt::join(dist.shape, "x")));
 }
 
 void check_grid(const ArrayDistribution& dist) {

@@ -1,14 +1,22 @@
 #include "choreo/redist/measure.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 
 #include "../mpi/timed_runs.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/redist/local_array.hpp"
 
 namespace choreo::redist {
 
 LocalArrays make_arrays(const ArrayDistribution& from, const ArrayDistribution& to, int rank) {
+  const std::int64_t elements = std::max<std::int64_t>(1, local_storage(from, rank)) +
+                                std::max<std::int64_t>(1, local_storage(to, rank));
+  limits::check_allocation(
+      elements * static_cast<std::int64_t>(sizeof(double)),
+      fmt::format("rank {}: its parts of the source and target arrays take", rank));
   LocalArrays arrays;
   arrays.source.assign(
       static_cast<std::size_t>(std::max<std::int64_t>(1, local_storage(from, rank))), 0.0);

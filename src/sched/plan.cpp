@@ -296,11 +296,12 @@ Schedule schedule_from_timed_plan(const Pattern& pattern, const TimedPlan& plan,
     for (const TimedSend& send : plan.sends[static_cast<std::size_t>(r)]) {
       const Message& m = pattern.messages[static_cast<std::size_t>(send.message)];
       if (send.start > before_end)  // idle first: sleep from the start of the send before
-        chain.delay(limits::check_nanoseconds(
-                        checked_llround(static_cast<double>(send.start - before_start) * ns_per_byte,
-                                        "a delay of the open-shop schedule (ns)"),
-                        "a delay of the open-shop schedule (ns)"),
-                    kNoSlot);
+        chain.delay(
+            limits::check_nanoseconds(
+                checked_llround(static_cast<double>(send.start - before_start) * ns_per_byte,
+                                "a delay of the open-shop schedule (ns)"),
+                "a delay of the open-shop schedule (ns)"),
+            kNoSlot);
       chain.send(m, kNoSlot);
       before_start = send.start;
       before_end = send.start + m.bytes;

@@ -368,6 +368,18 @@ void write_ompi_fallback(std::string& out, int from_ranks, int to_ranks) {
 
 std::span<const std::string_view> mpi_collectives() { return kOmpiCollectives; }
 
+std::vector<std::string> exportable_algorithms(std::string_view collective, TuningLibrary library) {
+  const Collective* c = find_collective(collective);
+  if (c == nullptr)
+    throw Error(fmt::format("choreo exports no tuning rules for '{}'; it exports {}", collective,
+                            collective_names()));
+  const Library l = library == TuningLibrary::OpenMpi ? Library::ompi : Library::mpich;
+  std::vector<std::string> out;
+  for (const Algorithm& a : c->algorithms)
+    if (has(a, l)) out.emplace_back(a.name);
+  return out;
+}
+
 std::string ompi_rules_text(const std::vector<CollectiveDecision>& decisions) {
   const std::vector<Checked> checked = check(decisions, Library::ompi);
   std::string out =
@@ -727,6 +739,11 @@ ordered_json parse_without_duplicate_keys(std::string_view text) {
     return ordered_json::parse(text.begin(), text.end(), callback);
   } catch (const nlohmann::json::parse_error& e) {
     throw invalid_json(e);
+  } catch (const nlohmann::json::out_of_range& e) {  // a number beyond a double: 1e400
+    const std::string what = e.what();
+    throw Error(
+        fmt::format("invalid JSON: {}; numbers must fit a double",
+                    what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2)));
   }
 }
 

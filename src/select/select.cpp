@@ -98,7 +98,8 @@ Selection select_algorithms(const Request& request) {
       std::string reasons;
       for (const Curve& c : s.curves)
         if (!c.unavailable.empty())
-          reasons += fmt::format("{}{}: {}", reasons.empty() ? "" : "; ", c.algorithm, c.unavailable);
+          reasons +=
+              fmt::format("{}{}: {}", reasons.empty() ? "" : "; ", c.algorithm, c.unavailable);
       throw Error(fmt::format("no {} algorithm runs on {} ranks{}{}", request.collective,
                               request.ranks, reasons.empty() ? "" : ": ", reasons));
     }
@@ -190,8 +191,8 @@ std::vector<std::int64_t> size_range(std::string_view text, double factor) {
   // Every size costs a prediction of every algorithm: a factor near 1 would ask for
   // millions (1.0000001 over 8:64M, 1.6e8) and never finish.
   constexpr double kMaxSizes = 1000;
-  const double steps = std::log(static_cast<double>(high) / static_cast<double>(low)) /
-                       std::log(factor);
+  const double steps =
+      std::log(static_cast<double>(high) / static_cast<double>(low)) / std::log(factor);
   if (steps + 1 > kMaxSizes)
     throw Error(fmt::format(
         "a factor of {} gives {:.3g} sizes from {} to {} B; choreo predicts at most {:.0f}: use "

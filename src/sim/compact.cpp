@@ -69,17 +69,18 @@ void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amoun
   const bool message = kind == OpKind::Send || kind == OpKind::Recv;
   const int lowest = kind == OpKind::Recv ? kAny : 0;
   if (message && (peer < lowest || peer >= ranks_))
-    throw Error(fmt::format("{}: peer {} is out of range for a {}-rank schedule; run `choreo "
-                            "validate` on it",
-                            where(), peer, ranks_));
+    throw Error(
+        fmt::format("{}: peer {} is out of range for a {}-rank schedule; run `choreo "
+                    "validate` on it",
+                    where(), peer, ranks_));
   if (message && tag < lowest)
     throw Error(fmt::format("{}: tag {} is invalid; run `choreo validate` on it", where(), tag));
   const bool timed = kind == OpKind::Calc || kind == OpKind::Delay;
   if (amount < 0 || amount > (timed ? limits::kMaxNanoseconds : limits::kMaxBytes))
-    throw Error(fmt::format("{}: {} {} is out of range: choreo takes 0 to {} (docs/formats.md, "
-                            "Limits)",
-                            where(), timed ? "time" : "size", amount,
-                            timed ? "10^15 ns" : "2^50 bytes"));
+    throw Error(
+        fmt::format("{}: {} {} is out of range: choreo takes 0 to {} (docs/formats.md, "
+                    "Limits)",
+                    where(), timed ? "time" : "size", amount, timed ? "10^15 ns" : "2^50 bytes"));
 }
 
 std::uint32_t CompactBuilder::send(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
@@ -157,9 +158,10 @@ CompactSchedule CompactBuilder::finish() {
 
 CompactSchedule compact(const Schedule& schedule) {
   if (schedule.programs.size() != static_cast<std::size_t>(std::max(schedule.ranks, 0)))
-    throw Error(fmt::format("the schedule declares {} ranks but has {} programs; run `choreo "
-                            "validate` on it",
-                            schedule.ranks, schedule.programs.size()));
+    throw Error(
+        fmt::format("the schedule declares {} ranks but has {} programs; run `choreo "
+                    "validate` on it",
+                    schedule.ranks, schedule.programs.size()));
   std::size_t total = 0;
   for (const auto& p : schedule.programs) total += p.ops.size();
   CompactBuilder b(schedule.ranks, total);
@@ -187,16 +189,18 @@ CompactSchedule compact(const Schedule& schedule) {
           break;
       }
       if (!position.emplace(op.id, at).second)
-        throw Error(fmt::format("rank {}, op {}: a second op with this id; run `choreo validate` "
-                                "on the schedule",
-                                r, op.id));
+        throw Error(
+            fmt::format("rank {}, op {}: a second op with this id; run `choreo validate` "
+                        "on the schedule",
+                        r, op.id));
     }
     const auto at = [&](std::size_t i, std::int64_t dependency) {
       const auto it = position.find(dependency);
       if (it == position.end())
-        throw Error(fmt::format("rank {}, op {}: depends on op {}, which rank {} does not have; "
-                                "run `choreo validate` on the schedule",
-                                r, ops[i].id, dependency, r));
+        throw Error(
+            fmt::format("rank {}, op {}: depends on op {}, which rank {} does not have; "
+                        "run `choreo validate` on the schedule",
+                        r, ops[i].id, dependency, r));
       return it->second;
     };
     for (std::size_t i = 0; i < ops.size(); ++i) {

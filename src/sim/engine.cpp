@@ -156,9 +156,10 @@ class Engine {
     if (bytes <= 1) return 0;
     const double ns = rate * static_cast<double>(bytes - 1);
     if (!(ns <= static_cast<double>(limits::kMaxNanoseconds)))
-      throw Error(fmt::format("a message of {} bytes at {} ns per byte takes {:.3g} ns, more than "
-                              "the 10^15 ns choreo simulates per step; use smaller sizes or rates",
-                              bytes, rate, ns));
+      throw Error(
+          fmt::format("a message of {} bytes at {} ns per byte takes {:.3g} ns, more than "
+                      "the 10^15 ns choreo simulates per step; use smaller sizes or rates",
+                      bytes, rate, ns));
     return std::llround(ns);
   }
 
@@ -395,15 +396,17 @@ class Engine {
 
   /// The latency a route of `hops` links adds: at most 10^15 ns, like every step.
   std::int64_t hop_delay(std::size_t hops) const {
-    const auto ns = checked_mul(static_cast<std::int64_t>(hops), hop_latency_, "hops x hop latency");
+    const auto ns =
+        checked_mul(static_cast<std::int64_t>(hops), hop_latency_, "hops x hop latency");
     return limits::check_nanoseconds(ns, "the hop latency of one route");
   }
 
   static void check_clock(std::int64_t time) {
     if (time > limits::kMaxSimulatedTime)
-      throw Error(fmt::format("the simulated clock passed 2^62 ns ({} ns, 146 years); the "
-                              "schedule's times add up to more than choreo simulates",
-                              time));
+      throw Error(
+          fmt::format("the simulated clock passed 2^62 ns ({} ns, 146 years); the "
+                      "schedule's times add up to more than choreo simulates",
+                      time));
   }
 
   void retry(Event& e, std::int64_t when) {

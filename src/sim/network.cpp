@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <sstream>
 #include <numeric>
 #include <random>
+#include <sstream>
 
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
@@ -84,9 +84,8 @@ void check_placement(const std::string& placement) {
     return;
   }
   if (placement.starts_with("file:")) return;  // read when the ranks are placed
-  throw Error(
-      fmt::format("unknown placement '{}'; use linear, round-robin, random:SEED or file:PATH",
-                  placement));
+  throw Error(fmt::format(
+      "unknown placement '{}'; use linear, round-robin, random:SEED or file:PATH", placement));
 }
 
 std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement) {

@@ -14,6 +14,7 @@
 
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/schedule.hpp"
 
 namespace choreo {
@@ -228,14 +229,15 @@ TEST(GoalRead, ExtremeIdsAndNumbers) {
   const Schedule s = schedule_from_goal(
       "num_ranks 1\n"
       "rank 0 {\n"
-      "l9223372036854775807: send 9223372036854775807b to 2147483647 tag 2147483647\n"
-      "m9223372036854775808: calc 9223372036854775807\n"
+      "l9223372036854775807: send 1125899906842624b to 2147483647 tag 2147483647\n"
+      "m9223372036854775808: calc 1000000000000000\n"
       "l9223372036854775808: calc 1\n"  // too big for an id: an ordinary label, fresh id 0
       "}\n");
   const auto& ops = s.programs[0].ops;
   ASSERT_EQ(ops.size(), 3u);
   EXPECT_EQ(ops[0].id, std::numeric_limits<std::int64_t>::max());
-  EXPECT_EQ(ops[0].bytes, std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(ops[0].bytes, limits::kMaxBytes);
+  EXPECT_EQ(ops[1].nanoseconds, limits::kMaxNanoseconds);
   EXPECT_EQ(ops[0].peer, std::numeric_limits<int>::max());
   EXPECT_EQ(ops[1].id, std::numeric_limits<std::int64_t>::min());
   EXPECT_EQ(ops[2].id, 0);
@@ -467,7 +469,7 @@ class RandomSchedules {
         const int lowest = op.kind == OpKind::Recv ? kAny : 0;
         op.peer = uniform(lowest, ranks + 2);  // beyond the ranks too: the reader does not check
         op.tag = coin(10) ? std::numeric_limits<int>::max() : uniform(lowest, 5);
-        op.bytes = coin(10) ? std::numeric_limits<std::int64_t>::max() : uniform64(0, 1 << 20);
+        op.bytes = coin(10) ? limits::kMaxBytes : uniform64(0, 1 << 20);
         op.nic = coin(30) ? uniform(0, 3) : 0;
         break;
       }
@@ -572,6 +574,17 @@ INSTANTIATE_TEST_SUITE_P(
                   "line 3: expected an op ('send', 'recv', 'calc'), "
                   "a label 'name:', a dependency 'a requires b', or '}', found the byte 1"}));
 
+// choreo's limits (docs/formats.md, Limits): one above each is refused with the line.
+INSTANTIATE_TEST_SUITE_P(
+    Limits, GoalReadError,
+    ::testing::Values(
+        ErrorCase{"num_ranks 1\nrank 0 {\nsend 1125899906842625b to 0\n}\n",
+                  "line 3: the size '1125899906842625b' is more than choreo takes (2^50 bytes"},
+        ErrorCase{"num_ranks 1\nrank 0 {\ncalc 1000000000000001\n}\n",
+                  "line 3: a time of 1000000000000001 ns is more than choreo takes (10^15 ns"},
+        ErrorCase{"num_ranks 1\nrank 0 {\ncalc 9223372036854775807\n}\n",
+                  "line 3: a time of 9223372036854775807 ns is more than choreo takes"}));
+
 INSTANTIATE_TEST_SUITE_P(
     NumRanksAndBlocks, GoalReadError,
     ::testing::Values(
@@ -583,7 +596,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"num_ranks 99999999999\n",
                   "line 1: the number of ranks after 'num_ranks' is out of range"},
         ErrorCase{"num_ranks 2000000000\n",
-                  "line 1: num_ranks 2000000000 is more than this reader accepts"},
+                  "line 1: num_ranks 2000000000 is more than choreo takes (16777216 = 2^24"},
+        ErrorCase{"num_ranks 16777217\n", "line 1: num_ranks 16777217 is more than choreo takes"},
         ErrorCase{
             "num_ranks\n",
             "line 1: expected the number of ranks after 'num_ranks', found the end of the line"},

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
 
@@ -421,9 +422,12 @@ TEST(RandomSizes, Uniform) {
   }
   for (int c : count) EXPECT_NEAR(c, 40200 / 4, 500);
   EXPECT_NEAR(sum / static_cast<double>(p.messages.size()), 1.5, 0.02);
-  // The full int64 range does not overflow.
-  const Pattern wide = patterns::with_random_sizes(Pattern{2, {{0, 1, 0}}}, 0, INT64_MAX, 5);
+  // The full range choreo takes (0..2^50) works; beyond it is an error, not a wrapped size.
+  const Pattern wide =
+      patterns::with_random_sizes(Pattern{2, {{0, 1, 0}}}, 0, limits::kMaxBytes, 5);
   EXPECT_GE(wide.messages[0].bytes, 0);
+  EXPECT_LE(wide.messages[0].bytes, limits::kMaxBytes);
+  EXPECT_THROW(patterns::with_random_sizes(Pattern{2, {{0, 1, 0}}}, 0, INT64_MAX, 5), Error);
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 #include <utility>
 
 #include "choreo/error.hpp"
-#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/pattern.hpp"
 #include "cli/common.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -103,9 +103,9 @@ void add_pattern_command(CLI::App& app, const Global& global) {
     Pattern p = generate(*args);
     if (!args->sizes.empty())
       p = patterns::with_random_sizes(std::move(p), sizes.first, sizes.second, args->seed);
+    validate(p);  // limits and the sum of all sizes, before anything is written
+    const std::int64_t bytes = total_bytes(p);
     save_pattern(p, args->out);
-    std::int64_t bytes = 0;
-    for (const auto& m : p.messages) bytes += m.bytes;
     const double D = patterns::density(p);
     if (global.json)
       print_json({{"output", args->out},

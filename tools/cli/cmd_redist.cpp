@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
 #include "choreo/redist/rank_plan.hpp"
@@ -194,8 +195,9 @@ void run_rank(const redist::ArrayDistribution& from, const redist::ArrayDistribu
 }
 
 void run(const RedistArgs& a, const Global& global) {
-  if (a.element_bytes < 1)
-    throw Error(fmt::format("--element-bytes must be at least 1, not {}", a.element_bytes));
+  if (a.element_bytes < 1 || a.element_bytes > limits::kMaxElementBytes)
+    throw Error(fmt::format("--element-bytes must be 1 to {}, not {}", limits::kMaxElementBytes,
+                            a.element_bytes));
   const std::vector<std::int64_t> shape = redist::parse_shape(a.shape);
   std::optional<int> ranks;
   if (a.ranks > 0) ranks = static_cast<int>(a.ranks);

@@ -7,13 +7,13 @@
 #include <cmath>
 
 #include "choreo/error.hpp"
-#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/platform.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
 #include "cli/schedule_auto.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {

@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "choreo/error.hpp"
-#include "command_line.hpp"
 #include "choreo/platform.hpp"
 #include "choreo/profile.hpp"
 #include "choreo/rules_export.hpp"
@@ -16,6 +15,7 @@
 #include "cli/common.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/network_options.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -78,9 +78,8 @@ std::vector<std::string> split_list(const std::string& text) {
 /// Predicted time against size, one line per algorithm, log-log, through gnuplot.
 void plot(const select::Selection& s, const select::Request& r, const std::string& file) {
   const bool svg = file.size() > 4 && file.substr(file.size() - 4) == ".svg";
-  std::string script =
-      fmt::format("set terminal {} size 800,500 noenhanced\nset output {}\n",
-                  svg ? "svg" : "pngcairo", gnuplot_quoted(file));
+  std::string script = fmt::format("set terminal {} size 800,500 noenhanced\nset output {}\n",
+                                   svg ? "svg" : "pngcairo", gnuplot_quoted(file));
   script += fmt::format(
       "set logscale xy 2\nset xlabel 'bytes'\nset ylabel 'predicted seconds'\n"
       "set title '{} on {} ranks, {}{}'\nset key top left\nset grid\n",
@@ -194,6 +193,12 @@ void add_select_command(CLI::App& app, const Global& global) {
     r.collisions = !a->no_collisions;
     r.sizes = select::size_range(a->sizes, a->factor);
     r.only = split_list(a->algorithms);
+    // A decision to export may only pick what the library runs: without --algorithms, only
+    // those are candidates (choreo's own pipelined bcast, e.g., is not in Open MPI).
+    if (!a->export_format.empty() && r.only.empty())
+      r.only = exportable_algorithms(r.collective, a->export_format == "ompi-rules"
+                                                       ? TuningLibrary::OpenMpi
+                                                       : TuningLibrary::Mpich);
     const select::Selection s = select::select_algorithms(r);
     if (!a->export_format.empty()) {
       const auto decisions = std::vector<CollectiveDecision>{decision_of(s, r)};

@@ -6,7 +6,6 @@
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
-#include "command_line.hpp"
 #include "choreo/io.hpp"
 #include "choreo/run_result.hpp"
 #include "choreo/sim/engine.hpp"
@@ -14,6 +13,7 @@
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
 #include "cli/network_options.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -202,7 +202,8 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--ops-csv", a->ops_csv, "Write every op's start and end (ns) to this CSV");
   cmd->add_option("--trace", a->trace,
                   "Write a Chrome trace (JSON, one track per rank; open it in Perfetto)");
-  cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")->check(choreo::tools::at_least(0));
+  cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")
+      ->check(choreo::tools::at_least(0));
   cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")
       ->check(choreo::tools::at_least(0));
   cmd->add_option("--g", a->params.g, "NIC gap per message, ns (default 1000)")

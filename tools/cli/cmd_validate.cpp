@@ -19,8 +19,7 @@ void validate_file(const std::string& path, const Global& global) {
   nlohmann::json out{{"file", path}, {"valid", true}};
   if (is_pattern_file(path)) {
     Pattern p = load_pattern(path);  // the reader validates
-    std::int64_t bytes = 0;
-    for (const auto& m : p.messages) bytes += m.bytes;
+    const std::int64_t bytes = total_bytes(p);
     out.update({{"kind", "pattern"},
                 {"ranks", p.ranks},
                 {"messages", p.messages.size()},

@@ -11,15 +11,17 @@ namespace choreo::cli {
 
 std::string gnuplot_quoted(const std::string& path) {
   if (path.find_first_of("'\n\r") != std::string::npos)
-    throw Error(fmt::format("cannot plot to {}: gnuplot takes no quote or line break in a file "
-                            "name; rename it",
-                            path));
+    throw Error(
+        fmt::format("cannot plot to {}: gnuplot takes no quote or line break in a file "
+                    "name; rename it",
+                    path));
   return "'" + path + "'";
 }
 
 void run_gnuplot(const std::string& script, const std::string& output) {
   if (!std::ofstream(output, std::ios::trunc))
-    throw Error(fmt::format("cannot write {}: check that its folder exists and is writable", output));
+    throw Error(
+        fmt::format("cannot write {}: check that its folder exists and is writable", output));
   FILE* gp = popen("gnuplot >/dev/null 2>&1", "w");
   if (gp == nullptr) throw Error("cannot run gnuplot: install it (apt-get install gnuplot)");
   fmt::print(gp, "{}", script);
