@@ -14,6 +14,7 @@
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/coll_resilient.hpp"
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "choreo/text.hpp"
 
 namespace choreo::coll {
@@ -247,7 +248,13 @@ Values parse_values(const Generator& g, const std::vector<std::string_view>& fie
                               g.collective, g.algorithm, spec, list(accepted)));
     if (values.contains(key))
       throw Error(fmt::format("key '{}' appears twice in generator spec '{}'", key, spec));
-    values.emplace(key, parse_integer(key, fields[i].substr(equals + 1), spec));
+    const std::int64_t value = parse_integer(key, fields[i].substr(equals + 1), spec);
+    // Too small is the generator's to say (it knows its minimum); too large is choreo's limit.
+    if (key == "ranks" && value > limits::kMaxRanks)
+      limits::check_ranks(value, fmt::format("ranks in '{}'", spec));
+    if (key == "bytes" && value > limits::kMaxBytes)
+      limits::check_bytes(value, fmt::format("bytes in '{}'", spec));
+    values.emplace(key, value);
   }
   for (std::string_view key : g.required)
     if (!values.contains(key))

@@ -267,6 +267,17 @@ Schedule schedule_from_json(const std::string& text) {
 }
 
 std::string schedule_to_json(const Schedule& schedule) {
+  // What the reader would refuse, the writer refuses: choreo reads back every file it writes.
+  if (schedule.ranks < 1)
+    throw Error(
+        fmt::format("cannot write the schedule as JSON: it has {} ranks and JSON "
+                    "schedules have at least 1 (an empty GOAL file says num_ranks 0)",
+                    schedule.ranks));
+  if (schedule.programs.size() != static_cast<std::size_t>(schedule.ranks))
+    throw Error(
+        fmt::format("cannot write the schedule as JSON: it says ranks = {} but has {} "
+                    "programs",
+                    schedule.ranks, schedule.programs.size()));
   // One op per line: readable, diffable, and far smaller than fully indented JSON.
   std::string out = fmt::format(
       "{{\"format\": \"{}\", \"ranks\": {}, \"algorithm\": {},\n \"programs\": [", kScheduleFormat,

@@ -90,6 +90,9 @@ TEST(JsonRead, WritersRefuseTextThatIsNotUtf8) {
   s.programs.resize(1);
   s.algorithm = "bad\xc0\xaf";
   EXPECT_THAT(error_of([&] { schedule_to_json(s); }), HasSubstr("not UTF-8"));
+  // Found by fuzzing: GOAL's "num_ranks 0" reads as an empty schedule, which JSON cannot hold.
+  EXPECT_THAT(error_of([] { schedule_to_json(Schedule{}); }),
+              HasSubstr("cannot write the schedule as JSON: it has 0 ranks"));
 }
 
 // ---------------------------------------------------------------------------------------
