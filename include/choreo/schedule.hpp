@@ -73,6 +73,11 @@ struct Schedule {
   std::int64_t message_bytes() const;
 };
 
+/// Throws choreo::Error, naming `format` ("JSON", "GOAL"), the rank and the op, when the
+/// schedule has more ranks than choreo takes or an op's size, offset or time is beyond
+/// choreo's limits (docs/formats.md, Limits): the writers refuse what the readers would.
+void check_writable(const Schedule& schedule, std::string_view format);
+
 /// "send 64 B to 3 tag 0", "recv 64 B from any tag 2", "delay 400000 ns": for error messages.
 /// An op with a first-of group says so: "calc 0 ns, after the first of ops 5, 9".
 std::string describe(const Op& op);

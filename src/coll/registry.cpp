@@ -250,10 +250,12 @@ Values parse_values(const Generator& g, const std::vector<std::string_view>& fie
       throw Error(fmt::format("key '{}' appears twice in generator spec '{}'", key, spec));
     const std::int64_t value = parse_integer(key, fields[i].substr(equals + 1), spec);
     // Too small is the generator's to say (it knows its minimum); too large is choreo's limit.
-    if (key == "ranks" && value > limits::kMaxRanks)
-      limits::check_ranks(value, fmt::format("ranks in '{}'", spec));
-    if (key == "bytes" && value > limits::kMaxBytes)
-      limits::check_bytes(value, fmt::format("bytes in '{}'", spec));
+    if ((key == "ranks" && value > limits::kMaxRanks) ||
+        (key == "bytes" && value > limits::kMaxBytes))
+      throw Error(
+          fmt::format("{}={} in generator spec '{}' is out of range: choreo takes at most {} "
+                      "(docs/formats.md, Limits)",
+                      key, value, spec, key == "ranks" ? "2^24 = 16777216 ranks" : "2^50 bytes"));
     values.emplace(key, value);
   }
   for (std::string_view key : g.required)

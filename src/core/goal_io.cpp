@@ -1147,6 +1147,7 @@ std::string schedule_to_goal(const Schedule& schedule) {
         "cannot write GOAL: the schedule's algorithm name is not UTF-8 text, which the reader "
         "takes back only; rename it");
   }
+  check_writable(schedule, "GOAL");
   std::string out;
   if (!schedule.algorithm.empty()) {
     out += "// ";

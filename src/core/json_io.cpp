@@ -278,6 +278,7 @@ std::string schedule_to_json(const Schedule& schedule) {
         fmt::format("cannot write the schedule as JSON: it says ranks = {} but has {} "
                     "programs",
                     schedule.ranks, schedule.programs.size()));
+  check_writable(schedule, "JSON");
   // One op per line: readable, diffable, and far smaller than fully indented JSON.
   std::string out = fmt::format(
       "{{\"format\": \"{}\", \"ranks\": {}, \"algorithm\": {},\n \"programs\": [", kScheduleFormat,

@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include "choreo/checked.hpp"
+#include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 
 namespace choreo {
 
@@ -63,6 +65,26 @@ std::string describe(const Op& op) {
   // about (a deadlock, a cycle), so it is part of the description.
   return fmt::format("{}, after the first of ops {}", describe_kind(op),
                      fmt::join(op.requires_any, ", "));
+}
+
+void check_writable(const Schedule& schedule, std::string_view format) {
+  if (schedule.ranks > limits::kMaxRanks)
+    throw Error(
+        fmt::format("cannot write the schedule as {}: it has {} ranks, more than choreo "
+                    "reads back (2^24; docs/formats.md, Limits)",
+                    format, schedule.ranks));
+  for (std::size_t r = 0; r < schedule.programs.size(); ++r)
+    for (const Op& op : schedule.programs[r].ops) {
+      const bool bytes_fit = op.bytes <= limits::kMaxBytes &&
+                             op.region.offset <= limits::kMaxBytes &&
+                             op.source.offset <= limits::kMaxBytes;
+      if (bytes_fit && op.nanoseconds <= limits::kMaxNanoseconds) continue;
+      throw Error(
+          fmt::format("cannot write the schedule as {}: rank {}, op {} ({}) has a size, "
+                      "offset or time beyond choreo's limits (2^50 bytes, 10^15 ns; "
+                      "docs/formats.md, Limits), which no reader takes back",
+                      format, r, op.id, describe(op)));
+    }
 }
 
 }  // namespace choreo

@@ -2,9 +2,11 @@
 // from their post to their completion, wildcard receives resolved by their status.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "choreo/error.hpp"
+#include "choreo/limits.hpp"
 #include "import_parts.hpp"
 
 namespace choreo::replay::detail {
@@ -67,7 +69,16 @@ class RankReader {
   }
 
   void gap(std::int64_t ns) {
-    const auto scaled = static_cast<std::int64_t>(static_cast<double>(ns) * options_.calc_scale);
+    const double exact = static_cast<double>(ns) * options_.calc_scale;
+    // Beyond choreo's longest time (and so also beyond int64): an error, not undefined
+    // behaviour (found by fuzzing a trace whose gap was 8.7e18 ns).
+    if (exact > static_cast<double>(limits::kMaxNanoseconds))
+      throw Error(
+          fmt::format("rank {}: a computation of {:.3g} ns between two MPI calls "
+                      "(recorded, times the scale {}) is beyond choreo's 10^15 ns "
+                      "(docs/formats.md, Limits); is the trace corrupt?",
+                      rank_, exact, options_.calc_scale));
+    const auto scaled = static_cast<std::int64_t>(exact);
     if (scaled <= 0) return;
     Action& a = add(ActionKind::Calc);
     a.ns = scaled;

@@ -82,7 +82,7 @@ cli_rejects_args(select_plot_unwritable "cannot write /proc/x.png: check that it
   select allgather --ranks 8 ${hockney} --plot /proc/x.png)
 cli_rejects_args(sim_noise_trace_device "noise trace /dev/zero: cannot read /dev/zero: it is a device or socket, not a file"
   sim ${data}/dissemination4.goal --noise trace:/dev/zero)
-cli_rejects_args(generate_ranks_beyond_limit "ranks in 'bcast:binomial:ranks=2147483647:bytes=8' = 2147483647 is out of range: choreo takes 1 to 2\\^24"
+cli_rejects_args(generate_ranks_beyond_limit "ranks=2147483647 in generator spec 'bcast:binomial:ranks=2147483647:bytes=8' is out of range: choreo takes at most 2\\^24"
   sim --generate bcast:binomial:ranks=2147483647:bytes=8)
 # Found by fuzzing: an empty GOAL file converts to no JSON (which would not read back).
 cli_rejects_args(convert_no_ranks "cannot write the schedule as JSON: it has 0 ranks"

@@ -504,8 +504,14 @@ TEST(CollRegistry, ErrorMessages) {
   EXPECT_THAT(error_of("allgather:ring:ranks=+4:bytes=1"), HasSubstr("is not a decimal integer"));
   EXPECT_THAT(error_of("allgather:ring:ranks=4:bytes=99999999999999999999"),
               HasSubstr("is out of the 64-bit range"));
+  // choreo's limits (docs/formats.md, Limits) are checked before anything is built.
   EXPECT_THAT(error_of("allgather:ring:ranks=4294967296:bytes=1"),
-              HasSubstr("ranks=4294967296 is out of range"));
+              HasSubstr("ranks=4294967296 in generator spec 'allgather:ring:ranks=4294967296:"
+                        "bytes=1' is out of range: choreo takes at most 2^24 = 16777216 ranks"));
+  EXPECT_THAT(error_of("allgather:ring:ranks=16777217:bytes=1"), HasSubstr("is out of range"));
+  EXPECT_THAT(error_of("allgather:ring:ranks=4:bytes=1125899906842625"),
+              HasSubstr("bytes=1125899906842625 in generator spec 'allgather:ring:ranks=4:bytes="
+                        "1125899906842625' is out of range: choreo takes at most 2^50 bytes"));
   // Errors of the generators themselves come through unchanged.
   EXPECT_THAT(error_of("allgather:neighbor:ranks=5:bytes=1"),
               HasSubstr("needs an even number of ranks"));

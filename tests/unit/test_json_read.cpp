@@ -9,6 +9,7 @@
 #include <string>
 
 #include "choreo/error.hpp"
+#include "choreo/goal_io.hpp"
 #include "choreo/json_io.hpp"
 #include "choreo/json_read.hpp"
 #include "choreo/run_result.hpp"
@@ -93,6 +94,23 @@ TEST(JsonRead, WritersRefuseTextThatIsNotUtf8) {
   // Found by fuzzing: GOAL's "num_ranks 0" reads as an empty schedule, which JSON cannot hold.
   EXPECT_THAT(error_of([] { schedule_to_json(Schedule{}); }),
               HasSubstr("cannot write the schedule as JSON: it has 0 ranks"));
+}
+
+// Found by fuzzing choreo import: a schedule built in memory beyond the limits was written and
+// then refused by the reader. The writers now refuse it.
+TEST(JsonRead, WritersRefuseWhatNoReaderTakesBack) {
+  Schedule s;
+  s.ranks = 1;
+  s.programs.resize(1);
+  s.programs[0].ops.resize(1);
+  s.programs[0].ops[0].kind = OpKind::Calc;
+  s.programs[0].ops[0].nanoseconds = 1000000000000000;
+  EXPECT_EQ(schedule_from_json(schedule_to_json(s)), s);  // the limit itself round-trips
+  s.programs[0].ops[0].nanoseconds += 1;
+  EXPECT_THAT(error_of([&] { schedule_to_json(s); }),
+              HasSubstr("cannot write the schedule as JSON: rank 0, op 0 (calc"));
+  EXPECT_THAT(error_of([&] { schedule_to_goal(s); }),
+              HasSubstr("cannot write the schedule as GOAL: rank 0, op 0"));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // choreo import's matching (include/choreo/replay.hpp): against the true pairing of random
 // message sets and against a naive reference, then import_traces on hand-made traces for
 // wildcards, communicators and non-overtaking order.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "choreo/error.hpp"
 #include "choreo/replay.hpp"
+#include "error_of.hpp"
 
 namespace replay_match_test {
 
@@ -169,6 +171,22 @@ TEST(ReplayImport, AnySourceReceivesTakeTheSendersTheirStatusesName) {
   EXPECT_EQ(ops[1].peer, 0);
   EXPECT_EQ(ops[1].bytes, 20);
   EXPECT_EQ(ops[1].requires_started, std::vector<std::int64_t>{0});
+}
+
+// Found by fuzzing: a gap of 8.7e18 ns became a calc no reader takes back (and beyond int64
+// once scaled, undefined behaviour); now an error naming the rank.
+TEST(ReplayImport, AComputationBeyondTheLimitIsAnError) {
+  trace::Event barrier = event(trace::Kind::Collective);
+  barrier.gap_ns = 8714997200177740000;
+  EXPECT_THAT(test::error_of([&] { import_traces(traces_of({{barrier}}), {}); }),
+              ::testing::HasSubstr("rank 0: a computation of 8.71e+18 ns between two MPI calls"));
+  barrier.gap_ns = 1000000000000000;  // 10^15 ns, the limit itself
+  EXPECT_EQ(import_traces(traces_of({{barrier}}), {}).programs[0].ops[0].nanoseconds,
+            1000000000000000);
+  ImportOptions twice;
+  twice.calc_scale = 2;
+  EXPECT_THAT(test::error_of([&] { import_traces(traces_of({{barrier}}), twice); }),
+              ::testing::HasSubstr("times the scale 2"));
 }
 
 TEST(ReplayImport, CommunicatorRanksAreTranslatedAndKeptApart) {
