@@ -71,7 +71,7 @@ TEST(PersistChoice, ClosedFormsFollowTheSimulatorAndTheChoiceIsTheBest) {
   double worst_regret = 1;
   for (int ranks : {2, 3, 4, 5, 8, 16, 27, 64, 100, 256, 1000})
     for (i64 bytes = 1; bytes <= (i64{128} << 20); bytes *= 8) {
-      if (static_cast<double>(ranks) * static_cast<double>(bytes) > 4e10) continue;  // sim time
+      if (static_cast<double>(ranks) * static_cast<double>(bytes) > 2e9) continue;  // sim time
       const BcastChoice choice = choose_bcast(bytes, 0, ranks, options);
       double best = 1e300, chosen = 0;
       for (const Candidate& candidate : choice.considered) {
