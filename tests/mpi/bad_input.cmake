@@ -2,10 +2,18 @@
 # one rank, the others waiting) is one line and exit status 1 on every rank.
 # Included by tests/mpi/CMakeLists.txt (mpiexec, choreo_mpi, data, expect_failure set).
 
+# Open MPI's mpiexec adds a dozen lines of its own when a rank exits non-zero; --quiet leaves
+# the tool's one line (MPICH's adds none).
+set(rejects_quiet "")
+if(MPIEXEC_EXECUTABLE MATCHES "openmpi")
+  set(rejects_quiet --quiet)
+endif()
+
 # mpi_rejects(NAME REGEX ARGS...): `mpiexec -n 2 choreo-mpi ARGS...` fails with one line.
 function(mpi_rejects name regex)
   add_test(NAME mpi.rejects.${name}
-    COMMAND bash ${expect_failure} --one-line "${regex}" ${mpiexec} 2 ${choreo_mpi} ${ARGN})
+    COMMAND bash ${expect_failure} --one-line "${regex}" ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS}
+      ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2 ${choreo_mpi} ${ARGN})
   set_tests_properties(mpi.rejects.${name} PROPERTIES LABELS mpi TIMEOUT 120)
 endfunction()
 
