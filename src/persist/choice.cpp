@@ -92,17 +92,16 @@ BcastChoice choose_bcast(std::int64_t bytes, int root, int ranks, const Options&
 }
 
 std::string describe_choice(const BcastChoice& choice) {
-  std::string others;
-  for (const Candidate& candidate : choice.considered) {
-    if (candidate.shape.algorithm == choice.chosen.algorithm &&
-        candidate.shape.arity == choice.chosen.arity)
-      continue;
-    others += fmt::format("{}{} {}", others.empty() ? "" : ", ", label(candidate.shape),
-                          human_seconds(candidate.seconds));
-  }
-  const auto chosen = std::ranges::find_if(choice.considered, [&](const Candidate& c) {
+  // Candidates differ by algorithm and arity (the pipelines' segments follow from those).
+  auto is_chosen = [&](const Candidate& c) {
     return c.shape.algorithm == choice.chosen.algorithm && c.shape.arity == choice.chosen.arity;
-  });
+  };
+  std::string others;
+  for (const Candidate& candidate : choice.considered)
+    if (!is_chosen(candidate))
+      others += fmt::format("{}{} {}", others.empty() ? "" : ", ", label(candidate.shape),
+                            human_seconds(candidate.seconds));
+  const auto chosen = std::ranges::find_if(choice.considered, is_chosen);
   std::string segments;
   if (choice.chosen.algorithm != "binomial")
     segments =
