@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "calibrate.hpp"
 #include "calibrate_delay.hpp"
@@ -17,6 +18,7 @@
 #include "choreo/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/mpi/executor.hpp"
+#include "choreo/mpi/fault.hpp"
 #include "command_line.hpp"
 #include "redist_run.hpp"
 
@@ -88,6 +90,11 @@ void add_timing_options(CLI::App* sub, RunArgs& args) {
   sub->add_option("--label", args.label, "Free text naming this run in reports");
   sub->add_option("-o,--output", args.output, "Also write the result as JSON to this file");
   sub->add_flag("--json", args.json, "Print the result as JSON (choreo.run/1)");
+  sub->add_option("--timeout", args.options.timeout_seconds,
+                  "Seconds a rank may wait with nothing completing before the run ends, each "
+                  "rank printing what it still waits for; `run` adds the longest rank's calc "
+                  "and delay time (default 60; 0: never)")
+      ->check(CLI::Range(0.0, 1e9));
 }
 
 }  // namespace
@@ -183,6 +190,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     code = rank == 0 ? choreo::tools::report_parse_error(app, e, "choreo-mpi")
                      : (e.get_exit_code() == 0 ? 0 : 1);
+  } catch (const choreo::mpi::Fault& fault) {
+    // Every rank prints its own line; MPI still holds operations that will never complete, so
+    // end without MPI_Finalize once the others had the chance to print theirs.
+    fmt::print(stderr, "choreo-mpi: error: {}\n", fault.what());
+    std::fflush(stderr);
+    constexpr double kGraceSeconds = 5;
+    fault.wait_for_others(kGraceSeconds);
+    std::_Exit(1);
   } catch (const choreo::Error& e) {
     if (rank == 0 && *e.what()) fmt::print(stderr, "choreo-mpi: error: {}\n", e.what());
     code = 1;

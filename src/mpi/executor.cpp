@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -24,6 +25,7 @@
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
 #include "choreo/validate.hpp"
+#include "fault_watch.hpp"
 #include "timed_runs.hpp"
 
 namespace choreo::mpi {
@@ -155,24 +157,119 @@ struct DependencyLists {
   }
 };
 
+/// Ops of `program` other than `op` that write bytes of `op`'s region (receives and copies
+/// into the same named buffer, overlapping): "op 7 (copy 64 B ...)", or "" when none can.
+std::string writers_of(const Program& program, const Op& op) {
+  if (op.region.buffer == kAutoBuffer) return {};  // a region of its own
+  std::string found;
+  for (const Op& other : program.ops) {
+    if (other.id == op.id || (other.kind != OpKind::Recv && other.kind != OpKind::Copy)) continue;
+    if (other.region.buffer != op.region.buffer) continue;
+    if (other.region.offset < op.region.offset + op.bytes &&
+        op.region.offset < other.region.offset + other.bytes)
+      found += fmt::format("{}op {} ({})", found.empty() ? "" : ", ", other.id, describe(other));
+  }
+  return found;
+}
+
+/// Why received bytes differ from what was sent: the schedule, when it lets another op write
+/// the send's or the receive's region; otherwise the transport (MPI or the network).
+std::string blame_for_wrong_bytes(const Schedule& schedule, int receiver, const Op& recv,
+                                  int sender, int tag) {
+  std::string blame;
+  for (const Op& send : schedule.programs[static_cast<std::size_t>(sender)].ops) {
+    if (send.kind != OpKind::Send || send.peer != receiver || send.tag != tag) continue;
+    const std::string writers =
+        writers_of(schedule.programs[static_cast<std::size_t>(sender)], send);
+    if (!writers.empty())
+      blame += fmt::format(
+          " On rank {}, {} write(s) the region op {} sends from, so it did not "
+          "send the bytes choreo put there: give op {} a region no other op "
+          "writes, or order the writer after the send completes.",
+          sender, writers, send.id, send.id);
+  }
+  const std::string writers =
+      writers_of(schedule.programs[static_cast<std::size_t>(receiver)], recv);
+  if (!writers.empty())
+    blame += fmt::format(
+        " On this rank, {} write(s) the region this receive lands in: give the "
+        "receive a region no other op writes, or order the writer before it.",
+        writers);
+  if (!blame.empty()) return blame;
+  return " No other op of the schedule writes either region, so the bytes changed inside MPI or "
+         "the network, not because of the schedule: run again, and if it repeats, report it to "
+         "the maintainers of your MPI library with this schedule.";
+}
+
+/// The longest any rank computes or sleeps in one run of the schedule: others may wait that
+/// long for it without anything being wrong.
+double longest_calc_and_delay_seconds(const Schedule& schedule) {
+  std::int64_t longest = 0;
+  for (const Program& program : schedule.programs) {
+    std::int64_t total = 0;
+    for (const Op& op : program.ops)
+      if (op.kind == OpKind::Calc || op.kind == OpKind::Delay)
+        total = checked_add(total, op.nanoseconds, "the calc and delay times of a rank");
+    longest = std::max(longest, total);
+  }
+  return static_cast<double>(longest) * 1e-9;
+}
+
+/// A duplicate of the caller's communicator on which MPI returns errors instead of aborting,
+/// so a failed op is reported with its name. MPICH raises an error completing several
+/// requests (MPI_Testsome) on MPI_COMM_WORLD and Open MPI may on MPI_COMM_SELF, neither the
+/// requests' communicator, so those return errors too while the run lasts.
+class RunComm {
+ public:
+  explicit RunComm(MPI_Comm comm) {
+    MPI_Comm_dup(comm, &comm_);
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    for (std::size_t k = 0; k < kGlobal.size(); ++k) {
+      MPI_Comm_get_errhandler(kGlobal[k], &saved_[k]);
+      MPI_Comm_set_errhandler(kGlobal[k], MPI_ERRORS_RETURN);
+    }
+  }
+  ~RunComm() {
+    for (std::size_t k = 0; k < kGlobal.size(); ++k) {
+      MPI_Comm_set_errhandler(kGlobal[k], saved_[k]);
+      MPI_Errhandler_free(&saved_[k]);
+    }
+    MPI_Comm_free(&comm_);
+  }
+  RunComm(const RunComm&) = delete;
+  RunComm& operator=(const RunComm&) = delete;
+  operator MPI_Comm() const { return comm_; }
+
+ private:
+  inline static const std::array<MPI_Comm, 2> kGlobal = {MPI_COMM_WORLD, MPI_COMM_SELF};
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::array<MPI_Errhandler, 2> saved_{};
+};
+
 class RankProgram {
  public:
-  RankProgram(const Program& program, int rank, MPI_Comm comm)
-      : program_(program),
+  RankProgram(const Schedule& schedule, int rank, MPI_Comm comm)
+      : schedule_(schedule),
+        program_(schedule.programs[static_cast<std::size_t>(rank)]),
         rank_(rank),
-        buffers_(program, rank),
-        requests_(program.ops.size()),
-        deps_(program),
-        status_(program.ops.size()) {
-    for (std::size_t i = 0; i < program.ops.size(); ++i) {
-      const Op& op = program.ops[i];
+        buffers_(program_, rank),
+        requests_(program_.ops.size()),
+        deps_(program_),
+        status_(program_.ops.size()) {
+    for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+      const Op& op = program_.ops[i];
       auto region = buffers_.data(i, op.bytes);
       int count = static_cast<int>(op.bytes);
+      int code = MPI_SUCCESS;
       if (op.kind == OpKind::Send)
-        MPI_Send_init(region.data(), count, MPI_BYTE, op.peer, op.tag, comm, &requests_[i]);
+        code = MPI_Send_init(region.data(), count, MPI_BYTE, op.peer, op.tag, comm, &requests_[i]);
       if (op.kind == OpKind::Recv)
-        MPI_Recv_init(region.data(), count, MPI_BYTE, op.peer == kAny ? MPI_ANY_SOURCE : op.peer,
-                      op.tag == kAny ? MPI_ANY_TAG : op.tag, comm, &requests_[i]);
+        code = MPI_Recv_init(region.data(), count, MPI_BYTE,
+                             op.peer == kAny ? MPI_ANY_SOURCE : op.peer,
+                             op.tag == kAny ? MPI_ANY_TAG : op.tag, comm, &requests_[i]);
+      if (code != MPI_SUCCESS)
+        throw Error(fmt::format("rank {}, op {} ({}): MPI could not set it up: {}", rank, op.id,
+                                describe(op), detail::FaultWatch::error_text(code)));
     }
   }
 
@@ -191,7 +288,7 @@ class RankProgram {
 
   /// The timed part: start ops as their dependencies allow (lowest index first), wait for
   /// message completions, until every op has completed.
-  void execute() {
+  void execute(detail::FaultWatch& watch) {
     const std::size_t n = program_.ops.size();
     std::vector<std::size_t> waiting = deps_.waiting;
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
@@ -219,13 +316,27 @@ class RankProgram {
     std::vector<std::size_t> owner;
     std::vector<int> finished(n);
     std::vector<MPI_Status> statuses(n);
+    const auto name = [&](std::size_t i) {
+      return fmt::format("op {} ({})", program_.ops[i].id, describe(program_.ops[i]));
+    };
+    const detail::FaultWatch::PendingText pending = [&] {
+      constexpr std::size_t kNamed = 4;  // a line, not a dump
+      std::string text = fmt::format("{} started op(s) not reported complete: ", active.size());
+      for (std::size_t k = 0; k < std::min(active.size(), kNamed); ++k)
+        text += (k ? ", " : "") + name(owner[k]);
+      if (active.size() > kNamed) text += fmt::format(" and {} more", active.size() - kNamed);
+      const std::size_t unstarted = n - completed - active.size();
+      if (unstarted > 0) text += fmt::format("; {} op(s) not started, waiting on them", unstarted);
+      return text;
+    };
     while (completed < n) {
       while (!ready.empty()) {
         std::size_t i = ready.top();
         ready.pop();
         const Op& op = program_.ops[i];
         if (op.is_message()) {
-          MPI_Start(&requests_[i]);
+          const int code = MPI_Start(&requests_[i]);
+          if (code != MPI_SUCCESS) watch.fail_on_error(code, "MPI_Start of " + name(i), pending);
           active.push_back(requests_[i]);
           owner.push_back(i);
           release(deps_.on_start[i]);
@@ -245,9 +356,8 @@ class RankProgram {
             fmt::format("rank {}: internal error: nothing can run but {} ops are left; "
                         "please report this schedule",
                         rank_, n - completed));
-      int count = 0;
-      MPI_Waitsome(static_cast<int>(active.size()), active.data(), &count, finished.data(),
-                   statuses.data());
+      const int count = watch.wait_some(
+          active, finished.data(), statuses.data(), [&](int k) { return name(owner[k]); }, pending);
       for (int k = 0; k < count; ++k) {
         std::size_t i = owner[finished[k]];
         status_[i] = statuses[k];
@@ -281,16 +391,16 @@ class RankProgram {
       if (bad.count > 0)
         return fmt::format(
             "{}: {} of {} bytes differ from what rank {} sent with tag {}; first at byte "
-            "{}: got 0x{:02x}, expected 0x{:02x}. Something overwrote the data on its "
-            "way (a copy or receive into the send region before the send?)",
+            "{}: got 0x{:02x}, expected 0x{:02x}.{}",
             where(), bad.count, op.bytes, st.MPI_SOURCE, st.MPI_TAG, bad.first, bad.got,
-            bad.expected);
+            bad.expected, blame_for_wrong_bytes(schedule_, rank_, op, st.MPI_SOURCE, st.MPI_TAG));
       bytes_checked += op.bytes;
     }
     return {};
   }
 
  private:
+  const Schedule& schedule_;
   const Program& program_;
   int rank_;
   Buffers buffers_;
@@ -337,14 +447,16 @@ RunResult run(const Schedule& schedule, MPI_Comm comm, const RunOptions& options
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // Buffers are allocated here: a rank that cannot is an error on every rank, not an abort.
+  const RunComm run_comm(comm);
   std::optional<RankProgram> built;
-  collectively(comm, [&] { built.emplace(schedule.programs[rank], rank, comm); });
+  collectively(comm, [&] { built.emplace(schedule, rank, run_comm); });
   RankProgram& program = *built;
 
   RunResult result = detail::time_iterations(
       comm, options,
-      {[&] { program.prepare(); }, [&] { program.execute(); },
-       [&](int iteration, std::int64_t& checked) { return program.verify(iteration, checked); }});
+      {[&] { program.prepare(); }, [&](detail::FaultWatch& watch) { program.execute(watch); },
+       [&](int iteration, std::int64_t& checked) { return program.verify(iteration, checked); }},
+      longest_calc_and_delay_seconds(schedule));
   result.ranks = schedule.ranks;
   result.messages = schedule.message_count();
   result.bytes_per_iteration = schedule.message_bytes();

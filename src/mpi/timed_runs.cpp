@@ -11,6 +11,28 @@
 
 namespace choreo::mpi::detail {
 
+namespace {
+/// agree_on_failure through a FaultWatch: the same protocol, nonblocking.
+void agree_on_failure(const std::string& local, FaultWatch& watch, const std::string& what) {
+  const MPI_Comm comm = watch.control();
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = local.empty() ? size : rank, first = size;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &request);
+  watch.wait_all({&request, 1}, what);
+  if (first == size) return;
+  int length = rank == first ? static_cast<int>(local.size()) : 0;
+  MPI_Ibcast(&length, 1, MPI_INT, first, comm, &request);
+  watch.wait_all({&request, 1}, what);
+  std::string message = rank == first ? local : std::string(static_cast<std::size_t>(length), ' ');
+  MPI_Ibcast(message.data(), length, MPI_CHAR, first, comm, &request);
+  watch.wait_all({&request, 1}, what);
+  throw Error(message);
+}
+}  // namespace
+
 void agree_on_failure(const std::string& local, MPI_Comm comm) {
   int rank = 0, size = 0;
   MPI_Comm_rank(comm, &rank);
@@ -64,6 +86,9 @@ void check_options(const RunOptions& options) {
   if (options.warmup < 0 || options.repetitions < 1)
     throw Error(fmt::format("need warm-up >= 0 and repetitions >= 1, not {} and {}", options.warmup,
                             options.repetitions));
+  if (!(options.timeout_seconds >= 0 && options.timeout_seconds <= 1e9))
+    throw Error(fmt::format("the timeout must be 0 (none) or up to 1e9 s, not {}",
+                            options.timeout_seconds));
 }
 
 namespace {
@@ -75,24 +100,39 @@ double median_of(std::vector<double> values) {
 }
 }  // namespace
 
-RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body) {
+RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body,
+                          double expected_idle_seconds) {
   RunResult result;
   result.warmup = options.warmup;
   result.repetitions = options.repetitions;
   result.engine = library_version();
+  FaultWatch watch(
+      comm, options.timeout_seconds > 0 ? options.timeout_seconds + expected_idle_seconds : 0);
+  const MPI_Comm control = watch.control();
+  MPI_Request request = MPI_REQUEST_NULL;
   std::int64_t checked = 0;
-  for (int iteration = 0; iteration < options.warmup + options.repetitions; ++iteration) {
+  const int iterations = options.warmup + options.repetitions;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    const std::string name = fmt::format("iteration {} of {} ({})", iteration, iterations,
+                                         iteration < options.warmup ? "warm-up" : "timed");
     body.prepare();
-    MPI_Barrier(comm);
+    watch.set_phase("the barrier before " + name);
+    MPI_Ibarrier(control, &request);
+    watch.wait_all({&request, 1}, "the barrier");
+    watch.set_phase(name);
     double start = MPI_Wtime();
-    body.execute();
+    body.execute(watch);
     double local = MPI_Wtime() - start;
-    agree_on_failure(body.verify(iteration, checked), comm);
+    watch.set_phase("the check after " + name + " (its own ops done)");
+    agree_on_failure(body.verify(iteration, checked), watch, "the check");
     double slowest = 0;
-    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Iallreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, control, &request);
+    watch.wait_all({&request, 1}, "the check");
     if (iteration >= options.warmup) result.seconds.push_back(slowest);
   }
-  MPI_Allreduce(&checked, &result.bytes_verified, 1, MPI_INT64_T, MPI_SUM, comm);
+  watch.set_phase("the sum of bytes checked");
+  MPI_Iallreduce(&checked, &result.bytes_verified, 1, MPI_INT64_T, MPI_SUM, control, &request);
+  watch.wait_all({&request, 1}, "the end");
   result.median = median_of(result.seconds);
   result.min = *std::min_element(result.seconds.begin(), result.seconds.end());
   result.max = *std::max_element(result.seconds.begin(), result.seconds.end());

@@ -10,6 +10,7 @@
 
 #include "choreo/mpi/executor.hpp"
 #include "choreo/run_result.hpp"
+#include "fault_watch.hpp"
 
 namespace choreo::mpi::detail {
 
@@ -35,9 +36,13 @@ void check_options(const RunOptions& options);
 /// repetitions, bytes_verified and engine; the caller fills what describes the workload.
 struct TimedBody {
   std::function<void()> prepare;  ///< untimed: fill send data, poison receive buffers
-  std::function<void()> execute;  ///< timed
+  /// Timed. Waits through the watch where it can, so a stuck run ends with a Fault.
+  std::function<void(FaultWatch&)> execute;
   std::function<std::string(int, std::int64_t&)> verify;
 };
-RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body);
+/// Barriers and agreements go through a FaultWatch with options.timeout_seconds +
+/// `expected_idle_seconds` (the longest a rank may wait for another's computation).
+RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body,
+                          double expected_idle_seconds = 0);
 
 }  // namespace choreo::mpi::detail

@@ -33,7 +33,7 @@ RunResult time_verified(MPI_Comm comm, const ArrayDistribution& to, LocalArrays&
   MPI_Comm_rank(comm, &rank);
   mpi::detail::TimedBody body;
   body.prepare = [&] { std::fill(arrays.target.begin(), arrays.target.end(), -1.0); };
-  body.execute = execute;
+  body.execute = [&](mpi::detail::FaultWatch&) { execute(); };
   body.verify = [&](int, std::int64_t& checked) {
     std::int64_t elements = 0;
     std::string problem = check_local(to, rank, arrays.target.data(), elements);

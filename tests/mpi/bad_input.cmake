@@ -14,7 +14,7 @@ function(mpi_rejects name regex)
   add_test(NAME mpi.rejects.${name}
     COMMAND bash ${expect_failure} --one-line "${regex}" ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS}
       ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2 ${choreo_mpi} ${ARGN})
-  set_tests_properties(mpi.rejects.${name} PROPERTIES LABELS mpi TIMEOUT 120)
+  set_tests_properties(mpi.rejects.${name} PROPERTIES LABELS "mpi;sanitized" TIMEOUT 120)
 endfunction()
 
 # A buffer offset of 2^50 - 8 is within the format's limit but beyond any machine's memory:
