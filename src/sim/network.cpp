@@ -83,7 +83,12 @@ void check_placement(const std::string& placement) {
     placement_seed(placement);
     return;
   }
-  if (placement.starts_with("file:")) return;  // read when the ranks are placed
+  // Read now, though it is read again when the ranks are placed: a file the user names must
+  // exist even where the network makes placement moot (one node, an ideal network).
+  if (placement.starts_with("file:")) {
+    static_cast<void>(read_text_file(placement.substr(5)));
+    return;
+  }
   throw Error(fmt::format(
       "unknown placement '{}'; use linear, round-robin, random:SEED or file:PATH", placement));
 }

@@ -87,3 +87,10 @@ cli_rejects_args(generate_ranks_beyond_limit "ranks=2147483647 in generator spec
 # Found by fuzzing: an empty GOAL file converts to no JSON (which would not read back).
 cli_rejects_args(convert_no_ranks "cannot write the schedule as JSON: it has 0 ranks"
   convert ${bad}/no_ranks.goal -o ${out}/no_ranks.json)
+
+# The audit: every entry point the tool's --help lists, given an unknown option, a missing
+# file, a folder, an empty file, binary garbage and a malformed value of each option that
+# names a file or a spec (tests/cli/every_entry_point.sh; a subcommand without cases fails).
+add_test(NAME cli.every_entry_point
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh ${choreo})
+set_tests_properties(cli.every_entry_point PROPERTIES LABELS cli TIMEOUT 300)

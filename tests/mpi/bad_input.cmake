@@ -34,3 +34,9 @@ mpi_rejects(redist_elements_beyond_limit
 mpi_rejects(redist_arrays_beyond_memory
   "rank 0: its parts of the source and target arrays take: .*, more than this machine's .* of memory"
   redist run --shape 33554432x33554432 --from *,cyclic@2 --to *,block@2)
+
+# The audit for choreo-mpi: every subcommand under mpiexec (tests/cli/every_entry_point.sh).
+add_test(NAME mpi.every_entry_point
+  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh --mpi ${choreo_mpi}
+    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS} ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2)
+set_tests_properties(mpi.every_entry_point PROPERTIES LABELS "mpi;sanitized" TIMEOUT 300)

@@ -143,6 +143,7 @@ void run(JitterArgs a, const Global& global) {
   a.study.rabenseifner = has(a.algorithms, "rabenseifner");
   if (!a.plot.empty() && a.axis == "none")
     throw Error("--plot draws over a swept axis: add --axis tcomm or --axis duty");
+  if (!a.plot.empty()) make_plot_folder(a.plot);
   const auto ranks = ranks_of(a);
   const auto xs = x_values(a);
   std::ofstream csv;

@@ -45,12 +45,16 @@ void heatmap(const std::vector<JitterPoint>& points, const std::string& x_label,
 
 }  // namespace
 
-void plot_jitter_sweep(const std::vector<JitterPoint>& points, const std::string& x_label,
-                       double curve_x, const std::string& dir) {
-  if (points.empty()) throw Error("the sweep has no points to plot");
+void make_plot_folder(const std::string& dir) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) throw Error(fmt::format("cannot make the folder {}: {}", dir, error.message()));
+}
+
+void plot_jitter_sweep(const std::vector<JitterPoint>& points, const std::string& x_label,
+                       double curve_x, const std::string& dir) {
+  if (points.empty()) throw Error("the sweep has no points to plot");
+  make_plot_folder(dir);
   heatmap(points, x_label, dir, "slowdown", "plain butterfly: time with jitter / without",
           [](const jitter::PointResult& r) { return r.jitter_slowdown(); });
   heatmap(points, x_label, dir, "ratio", "best resilient / plain butterfly (below 1: a win)",

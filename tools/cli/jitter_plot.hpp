@@ -13,6 +13,10 @@ struct JitterPoint {
   jitter::PointResult result;
 };
 
+/// Creates `dir` (and its parents) for the figures, or throws choreo::Error naming why it
+/// cannot: called before a long sweep, so a bad --plot fails at once.
+void make_plot_folder(const std::string& dir);
+
 /// Writes into `dir`: slowdown.png (Figs. 5/8/13/17: plain with jitter over without),
 /// ratio.png (Figs. 6/10/15/19: best resilient over plain), best_t.png (Figs. 7/11/16/20)
 /// as heatmaps over log10(x) and log2(P), and curve.png (Figs. 12/21: plain and best
