@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "choreo/error.hpp"
@@ -23,6 +24,17 @@ void calibrate_delay(const CalibrateDelayArgs& a, int rank) {
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const Pattern gather = patterns::gather(ranks, a.bytes);
   const SlotPlan plan = plan_delay_insertion(gather);
+  // With no empty slot (2 ranks: one sender, one slot) no delay is ever slept, and the sweep
+  // would crown whichever delay the noise favoured.
+  const Schedule probe = schedule_from_plan(gather, plan, 1);
+  const bool has_delay = std::ranges::any_of(probe.programs, [](const Program& program) {
+    return std::ranges::any_of(program.ops, [](const Op& op) { return op.kind == OpKind::Delay; });
+  });
+  if (!has_delay)
+    throw Error(fmt::format(
+        "calibrate-delay: a gather of {} ranks has no empty slot, so the delay changes nothing "
+        "and the sweep would measure noise; run it with at least 3 ranks",
+        ranks));
   mpi::RunOptions options{a.warmup, a.reps};
 
   nlohmann::json rows = nlohmann::json::array();

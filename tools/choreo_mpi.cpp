@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
       "calibrate-delay",
       "Sweep the delay of delay insertion on a gather of all ranks to rank 0 (paper 000, "
       "Fig. 5) and print the best");
-  sweep->add_option("--bytes", calibrate.bytes, "Bytes per message (default 64512)")
-      ->check(choreo::tools::at_least(0));
+  sweep->add_option("--bytes", calibrate.bytes, "Bytes per message, e.g. 63K (default 64512)")
+      ->transform(choreo::tools::byte_size());
   sweep->add_option("--from", calibrate.from_ns, "Smallest delay, ns (default 0)");
   sweep->add_option("--to", calibrate.to_ns, "Largest delay, ns (default 1000000)");
   sweep->add_option("--steps", calibrate.steps, "Delays tried (default 11)")
@@ -154,7 +154,10 @@ int main(int argc, char** argv) {
       "fits LogGP and Hockney. Run with 2 ranks (one per node to measure the network)");
   measure->add_option("-o,--output", machine.output, "The profile to write (choreo.profile/1)")
       ->required();
-  measure->add_option("--max-bytes", machine.max_bytes, "Largest size (default 67108864 = 64 MiB)");
+  measure
+      ->add_option("--max-bytes", machine.max_bytes,
+                   "Largest size, e.g. 64M or 67108864 (default 64M = 64 MiB)")
+      ->transform(choreo::tools::byte_size());
   measure
       ->add_option("--pairs", machine.pairs,
                    "first: ranks 0 and 1 (default); all: rank 0 with every other rank, "
@@ -167,8 +170,10 @@ int main(int argc, char** argv) {
   measure->add_option("--max-reps", machine.max_reps, "Samples per size, at most (default 200)");
   measure->add_option("--time-limit", machine.time_limit,
                       "Seconds the sizes share; each gets at least --min-reps (default 90)");
-  measure->add_option("--cache-bytes", machine.cache_bytes,
-                      "Last-level cache size the memcpy must defeat (default: detected)");
+  measure
+      ->add_option("--cache-bytes", machine.cache_bytes,
+                   "Last-level cache size the memcpy must defeat, e.g. 32M (default: detected)")
+      ->transform(choreo::tools::byte_size());
   measure->add_flag("--quick", machine.quick,
                     "Up to 1 MiB, 6-20 samples per size, at most 15 s: for tests");
   measure->add_flag("--json", machine.json, "Print the summary as JSON");

@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <string>
 
+#include "choreo/error.hpp"
+#include "choreo/select.hpp"  // parse_size
+
 namespace choreo::tools {
 
 /// A number >= `min` ("must be at least 1, not 0").
@@ -34,6 +37,21 @@ inline CLI::Validator positive() {
         return {};
       },
       "NUMBER > 0");
+}
+
+/// A byte count as `select --sizes` writes it: "4096", "64K", "64KiB", "64M" (powers of 1024).
+/// A transform: the option then reads the plain number of bytes.
+inline CLI::Validator byte_size() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        try {
+          text = std::to_string(select::parse_size(text));
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      "BYTES");
 }
 
 /// The answer to a command-line mistake: help and version print as CLI11 does (exit 0);

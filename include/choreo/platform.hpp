@@ -11,6 +11,7 @@ namespace choreo {
 // ---- quantities in SimGrid's spelling --------------------------------------------------
 // Parsers return SI base units and throw choreo::Error naming the text and the accepted
 // units when the unit is missing or unknown, or the value is negative, infinite or garbage.
+// A bare 0 needs no unit; a bandwidth or speed of zero is refused.
 
 /// "1Gbps" (bits/s: 1.25e8), "125MBps" (bytes/s), "1e9Bps", "1GiBps" -> bytes per second.
 /// Prefixes k, M, G, T (powers of 1000) and Ki, Mi, Gi, Ti (powers of 1024).

@@ -106,6 +106,8 @@ double parse_quantity(const Quantity& quantity, std::string_view raw) {
   if (number < 0) fail(quantity, raw, "is negative");
 
   const std::string_view unit = trim(std::string_view(number_end, end));
+  // Zero is zero in every unit: "--hop-latency 0" means what its "(default 0)" says.
+  if (unit.empty() && number == 0) return 0;
   // A lone prefix ("1G") is the common slip: say the unit is missing, not unknown.
   if (unit.empty() || find_scale(quantity.prefixes, unit) != nullptr) {
     fail(quantity, raw, "has no unit");
@@ -144,9 +146,17 @@ std::string format_quantity(double value, std::span<const Scale> prefixes, std::
 
 }  // namespace
 
-double parse_bandwidth(std::string_view text) { return parse_quantity(kBandwidth, text); }
+/// A rate of zero never moves a byte or runs a flop: refused here rather than as an
+/// infinite time later. (A zero latency is fine.)
+double positive_quantity(const Quantity& quantity, std::string_view text) {
+  const double value = parse_quantity(quantity, text);
+  if (value == 0) fail(quantity, text, "is zero");
+  return value;
+}
+
+double parse_bandwidth(std::string_view text) { return positive_quantity(kBandwidth, text); }
 double parse_latency(std::string_view text) { return parse_quantity(kLatency, text); }
-double parse_speed(std::string_view text) { return parse_quantity(kSpeed, text); }
+double parse_speed(std::string_view text) { return positive_quantity(kSpeed, text); }
 
 std::string format_bandwidth(double bytes_per_second) {
   return format_quantity(bytes_per_second, kRatePrefixes, "Bps");

@@ -94,3 +94,16 @@ cli_rejects_args(convert_no_ranks "cannot write the schedule as JSON: it has 0 r
 add_test(NAME cli.every_entry_point
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh ${choreo})
 set_tests_properties(cli.every_entry_point PROPERTIES LABELS cli TIMEOUT 300)
+
+# Issue 21's small cases. A zero needs no unit (--hop-latency 0, as its help's "default 0").
+cli_shell(select_hop_latency_zero "predicted time per call"
+  "'${choreo}' select bcast --ranks 8 --alpha 1us --bandwidth 1GBps --hop-latency 0")
+# Sizes take suffixes wherever a byte count is asked for, as `select --sizes` does.
+cli_shell(pattern_bytes_suffix "alltoall on 4 ranks, 12 messages, 48.0 KiB"
+  "'${choreo}' pattern alltoall --ranks 4 --bytes 4K -o '${out}/suffix.json'")
+# jitter sweep's defaults skip no point and write whole bytes (N was 2.1e-13 at Tcomm = alpha).
+cli_shell(jitter_defaults_whole_bytes "\njitter defaults: OK"
+  "set -e; '${choreo}' jitter sweep --log2-ranks 1:2 -o '${out}/jitter_defaults.csv' 2>'${out}/jitter_defaults.err'; \
+   ! grep -q skipping '${out}/jitter_defaults.err'; \
+   awk -F, 'NR > 1 && $5 != int($5) { bad = 1 } NR > 1 { n++ } END { exit bad || n != 8 }' '${out}/jitter_defaults.csv'; \
+   echo 'jitter defaults: OK'")

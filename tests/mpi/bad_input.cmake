@@ -40,3 +40,7 @@ add_test(NAME mpi.every_entry_point
   COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh --mpi ${choreo_mpi}
     ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS} ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2)
 set_tests_properties(mpi.every_entry_point PROPERTIES LABELS "mpi;sanitized" TIMEOUT 300)
+# Issue 21: a 2-rank gather has no empty slot, so a "best delay" would be noise.
+mpi_rejects(calibrate_delay_two_ranks
+  "calibrate-delay: a gather of 2 ranks has no empty slot, so the delay changes nothing.*at least 3 ranks"
+  calibrate-delay --steps 3)

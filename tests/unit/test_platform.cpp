@@ -74,6 +74,19 @@ TEST(Units, SpacesAroundTheNumberAreAllowed) {
   EXPECT_DOUBLE_EQ(parse_latency("50 us"), 5e-5);
 }
 
+// Zero needs no unit (issue 21: `--hop-latency 0` was refused though its help said
+// "default 0"); any other bare number still does. A rate of zero is refused as such.
+TEST(Units, ZeroNeedsNoUnit) {
+  EXPECT_EQ(parse_latency("0"), 0.0);
+  EXPECT_EQ(parse_latency(" 0.0 "), 0.0);
+  EXPECT_EQ(parse_latency("0us"), 0.0);
+  EXPECT_NE(error_of(parse_bandwidth, "0").find("bandwidth '0' is zero"), std::string::npos);
+  EXPECT_NE(error_of(parse_bandwidth, "0Gbps").find("is zero"), std::string::npos);
+  EXPECT_NE(error_of(parse_speed, "0").find("is zero"), std::string::npos);
+  EXPECT_NE(error_of(parse_latency, "0.5").find("has no unit"), std::string::npos);
+  EXPECT_NE(error_of(parse_latency, "1e-9").find("has no unit"), std::string::npos);
+}
+
 // ---- parse errors ----------------------------------------------------------------------
 
 TEST(UnitErrors, MissingUnitSaysHowToWriteIt) {

@@ -26,7 +26,7 @@ struct JitterArgs {
   std::string log2_ranks = "1:16";
   std::vector<std::int64_t> ranks;
   std::string axis = "tcomm";  // tcomm: Tcomm/duration, duty: duration/period, none
-  std::string x_range = "1e-3:1e2";
+  std::string x_range;         // empty: the axis's default (default_x_range)
   int steps_per_decade = 1;
   std::string coupling = "exchange", redundant_cost = "free";
   std::vector<std::string> algorithms{"butterfly"};
@@ -61,12 +61,20 @@ std::vector<std::int64_t> ranks_of(const JitterArgs& a) {
   return out;
 }
 
+/// Where each axis starts when --x-range is not given: every point in reach with the default
+/// parameters (Tcomm/duration from 0.1, where Tcomm = alpha with 1 us and 10 us; duty cycles
+/// from 1e-4 to 0.1, where windows never overlap), as bench/jitter_sweep.sh sweeps them.
+std::string default_x_range(const std::string& axis) {
+  return axis == "duty" ? "1e-4:1e-1" : "1e-1:1e2";
+}
+
 /// Log-spaced x values, `steps` per decade, from LO to HI inclusive.
 std::vector<double> x_values(const JitterArgs& a) {
   if (a.axis == "none") return {0};
-  const auto [lo, hi] = parse_range(a.x_range, "--x-range");
+  const std::string range = a.x_range.empty() ? default_x_range(a.axis) : a.x_range;
+  const auto [lo, hi] = parse_range(range, "--x-range");
   if (!(lo > 0) || hi < lo)
-    throw Error(fmt::format("--x-range wants 0 < LO <= HI, not '{}'", a.x_range));
+    throw Error(fmt::format("--x-range wants 0 < LO <= HI, not '{}'", range));
   if (a.steps_per_decade < 1) throw Error("--steps-per-decade must be >= 1");
   std::vector<double> out;
   const double first = std::log10(lo), last = std::log10(hi);
@@ -81,9 +89,13 @@ std::optional<jitter::JitterParams> params_at(const JitterArgs& a, double x) {
   jitter::JitterParams p = a.params;
   if (a.axis == "tcomm") {
     // The paper moves Tcomm through N with alpha and beta fixed.
+    // N is whole bytes: rounding also keeps Tcomm = alpha at 0 B rather than 2.1e-13 B of
+    // floating-point residue (x * duration - alpha).
     const double tcomm = x * p.os_duration;
-    if (tcomm < p.alpha || p.beta <= 0) return std::nullopt;
-    p.bytes = (tcomm - p.alpha) / p.beta;
+    if (p.beta <= 0) return std::nullopt;
+    const double bytes = std::round((tcomm - p.alpha) / p.beta);
+    if (bytes < 0) return std::nullopt;
+    p.bytes = bytes;
   } else if (a.axis == "duty") {
     p.os_duration = x * p.os_period;
   }
@@ -217,7 +229,8 @@ void add_jitter_command(CLI::App& app, const Global& global) {
   cmd->add_option("--axis", a->axis,
                   "tcomm: x = Tcomm/duration (N varies); duty: x = duration/period; none")
       ->check(CLI::IsMember({"tcomm", "duty", "none"}));
-  cmd->add_option("--x-range", a->x_range, "LO:HI of the axis (default 1e-3:1e2)");
+  cmd->add_option("--x-range", a->x_range,
+                  "LO:HI of the axis (default 1e-1:1e2 for tcomm, 1e-4:1e-1 for duty)");
   cmd->add_option("--steps-per-decade", a->steps_per_decade, "x values per decade (default 1)");
   cmd->add_option("--alpha", a->params.alpha, "Latency, s (default 1e-6)");
   cmd->add_option("--beta", a->params.beta, "Network s/byte (default 1e-9: 1 GB/s)");

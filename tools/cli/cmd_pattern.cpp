@@ -77,9 +77,9 @@ void add_pattern_command(CLI::App& app, const Global& global) {
   cmd->add_option("--ranks", args->ranks, "Number of ranks")
       ->required()
       ->check(CLI::Range(1, 1 << 24));
-  auto* bytes_option =
-      cmd->add_option("--bytes", args->bytes, "Bytes per message (default 64512 = 63 KiB)")
-          ->check(choreo::tools::at_least(0));
+  auto* bytes_option = cmd->add_option("--bytes", args->bytes,
+                                       "Bytes per message, e.g. 63K (default 64512 = 63 KiB)")
+                           ->transform(choreo::tools::byte_size());
   cmd->add_option("--sizes", args->sizes,
                   "Instead of --bytes, a size per message: uniform:MIN:MAX draws each one "
                   "uniformly from MIN..MAX bytes (seeded by --seed)")
