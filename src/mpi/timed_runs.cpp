@@ -12,7 +12,9 @@
 namespace choreo::mpi::detail {
 
 namespace {
-/// agree_on_failure through a FaultWatch: the same protocol, nonblocking.
+/// agree_on_failure through a FaultWatch: the same protocol, nonblocking. The blocking one
+/// below stays on MPI_Allreduce and MPI_Bcast: libchoreo_pmpi calls it too, and there an
+/// MPI_Wait of its own would pass through the interposed MPI_Wait (and CHOREO_RECORD).
 void agree_on_failure(const std::string& local, FaultWatch& watch, const std::string& what) {
   const MPI_Comm comm = watch.control();
   int rank = 0, size = 0;
