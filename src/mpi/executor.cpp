@@ -231,6 +231,9 @@ class RunComm {
   }
   ~RunComm() {
     for (std::size_t k = 0; k < kGlobal.size(); ++k) {
+      // SimGrid SMPI 3.32 hands out no handler for a communicator still on its default, and
+      // warns on every rank when one sets or frees that null handler.
+      if (saved_[k] == MPI_ERRHANDLER_NULL) continue;
       MPI_Comm_set_errhandler(kGlobal[k], saved_[k]);
       MPI_Errhandler_free(&saved_[k]);
     }

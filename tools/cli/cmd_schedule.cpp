@@ -26,6 +26,7 @@ struct ScheduleArgs {
   std::string bandwidth;   // openshop: sets ns_per_byte
   bool paced = false;      // every slot lasts δ, not only the empty ones
   std::string profile;     // auto: the machine the exchange planner predicts on
+  ModelOverrides given;    // auto: --L, --o, --G as given (the others use their defaults)
 };
 
 double ns_per_byte(const ScheduleArgs& a) {
@@ -64,7 +65,7 @@ void run(const ScheduleArgs& a, const Global& global) {
     throw Error(fmt::format("--algo {} writes a schedule: give it a file with -o s.json", a.algo));
   const Pattern pattern = load_pattern(a.in);
   if (a.algo == "auto") {
-    const Schedule kept = schedule_auto(pattern, a.profile, global);
+    const Schedule kept = schedule_auto(pattern, a.profile, a.given, global);
     validate(kept);
     if (!a.out.empty()) save_schedule(kept, a.out);
     return;
@@ -166,12 +167,14 @@ void add_schedule_command(CLI::App& app, const Global& global) {
   cmd->add_flag("--paced", a->paced,
                 "ring, delay, optimal: every slot lasts --delta (time-slotted), not only the empty "
                 "ones; set --delta to one message's port time");
-  cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
-      ->check(choreo::tools::at_least(0));
-  cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns")
-      ->check(choreo::tools::at_least(0));
-  cmd->add_option("--G", a->model.G, "Prediction model: gap per byte, ns")
-      ->check(choreo::tools::at_least(0));
+  // auto predicts on its own model (LogGOPSim's defaults or the profile's fit); what is given
+  // here replaces those parameters, so `--algo auto --G 8` plans for 1 Gb/s.
+  auto* L_option = cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
+                       ->check(choreo::tools::at_least(0));
+  auto* o_option = cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns")
+                       ->check(choreo::tools::at_least(0));
+  auto* G_option = cmd->add_option("--G", a->model.G, "Prediction model: gap per byte, ns")
+                       ->check(choreo::tools::at_least(0));
   auto* per_byte =
       cmd->add_option("--ns-per-byte", a->ns_per_byte,
                       "openshop: ns a byte holds a port, for the delays (default 8: 1 Gb/s)")
@@ -181,7 +184,12 @@ void add_schedule_command(CLI::App& app, const Global& global) {
       ->excludes(per_byte);
   cmd->add_option("-o,--output", a->out,
                   "Schedule file to write (.json or .goal); optional with --algo auto");
-  cmd->callback([a, &global] { run(*a, global); });
+  cmd->callback([a, &global, L_option, o_option, G_option] {
+    if (L_option->count() > 0) a->given.L = a->model.L;
+    if (o_option->count() > 0) a->given.o = a->model.o;
+    if (G_option->count() > 0) a->given.G = a->model.G;
+    run(*a, global);
+  });
 }
 
 }  // namespace choreo::cli

@@ -67,9 +67,13 @@ void print_table(const ExchangePlan& plan) {
 
 }  // namespace
 
-Schedule schedule_auto(const Pattern& pattern, const std::string& profile, const Global& global) {
-  const ExchangeModel model = profile.empty() ? ExchangeModel::defaults()
-                                              : ExchangeModel::from_profile(read_profile(profile));
+Schedule schedule_auto(const Pattern& pattern, const std::string& profile,
+                       const ModelOverrides& overrides, const Global& global) {
+  ExchangeModel model = profile.empty() ? ExchangeModel::defaults()
+                                        : ExchangeModel::from_profile(read_profile(profile));
+  if (overrides.L) model.params.L = *overrides.L;
+  if (overrides.o) model.params.o = *overrides.o;
+  if (overrides.G) model.params.G = *overrides.G;
   const ExchangePlan plan = plan_exchange(pattern, model);
   if (global.json)
     print_json(to_json(plan, model));
