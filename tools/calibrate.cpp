@@ -18,10 +18,12 @@
 #include "calibrate.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -42,6 +44,7 @@
 #include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/profile.hpp"
+#include "choreo/profile_quality.hpp"
 
 namespace choreo::tools {
 namespace {
@@ -317,6 +320,34 @@ double load_average() {
   return in ? load : 0;
 }
 
+/// Every rank's node (processor name) on rank 0, with its load and CPUs; the others get
+/// an empty layout.
+MeasuredOn layout(int rank, int ranks) {
+  std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
+  int length = 0;
+  MPI_Get_processor_name(name.data(), &length);
+  std::vector<char> all(rank == 0 ? static_cast<std::size_t>(ranks) * name.size() : 0);
+  MPI_Gather(name.data(), static_cast<int>(name.size()), MPI_CHAR, all.data(),
+             static_cast<int>(name.size()), MPI_CHAR, 0, MPI_COMM_WORLD);
+  MeasuredOn m;
+  if (rank != 0) return m;
+  for (int r = 0; r < ranks; ++r) {
+    const char* host = all.data() + static_cast<std::size_t>(r) * name.size();
+    m.hosts.emplace_back(host, strnlen(host, name.size()));
+  }
+  m.load_start = load_average();
+  m.cpus = static_cast<int>(std::max(0L, sysconf(_SC_NPROCESSORS_ONLN)));
+  return m;
+}
+
+/// Where a refused calibration keeps its samples: machine.json -> machine.rejected.json.
+std::string rejected_path(const std::string& output) {
+  std::filesystem::path path(output);
+  const std::string extension = path.extension().string();
+  path.replace_extension(".rejected" + (extension.empty() ? std::string(".json") : extension));
+  return path.string();
+}
+
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -491,7 +522,7 @@ double fastest(const SizeSamples& s) {
 }
 
 nlohmann::ordered_json summary_json(const MachineProfile& p, const std::string& output,
-                                    double seconds, double rel_ci, double load) {
+                                    double seconds, double rel_ci) {
   using ordered_json = nlohmann::ordered_json;
   const auto series = [&](const std::vector<SizeSamples>& list) {
     ordered_json rows = ordered_json::array();
@@ -512,11 +543,17 @@ nlohmann::ordered_json summary_json(const MachineProfile& p, const std::string& 
           {"ranks", p.ranks},
           {"pairs", pairs},
           {"seconds", seconds},
-          {"load_average", load},
+          {"load_average", p.measured_on.load_start},
+          {"load_average_end", p.measured_on.load_end},
+          {"cpus", p.measured_on.cpus},
+          {"nodes", p.measured_on.nodes()},
+          {"hosts", p.measured_on.hosts},
           {"rel_ci_target", rel_ci},
           {"cache_bytes", p.cache_bytes},
           {"memcpy_buffer_bytes", p.memcpy_buffer_bytes},
           {"loggp", {{"L", p.loggp.L}, {"o", p.loggp.o}, {"g", p.loggp.g}, {"G", p.loggp.G}}},
+          // The profile's own spelling of the intervals.
+          {"ci95", nlohmann::ordered_json::parse(profile_to_json(p))["ci95"]},
           {"hockney", {{"alpha", p.hockney.alpha}, {"beta", p.hockney.beta}}},
           {"memcpy_hockney", {{"alpha", p.memcpy_hockney.alpha}, {"beta", p.memcpy_hockney.beta}}},
           {"send_overhead", p.overhead.send.median()},
@@ -579,14 +616,32 @@ void print_summary(const MachineProfile& p, const std::string& output, double se
                  ? static_cast<double>(p.memcpy_buffer_bytes) / static_cast<double>(p.cache_bytes)
                  : 0.0,
              human_bytes(static_cast<double>(p.cache_bytes)));
-  fmt::print("LogGP           L {}   o {} (send {}, receive {})   g {}   G {}\n",
-             human_seconds(p.loggp.L), human_seconds(p.loggp.o),
-             human_seconds(p.overhead.send.median()), human_seconds(p.overhead.recv.median()),
-             human_seconds(p.loggp.g), per_byte(p.loggp.G));
-  fmt::print("Hockney         alpha {}   beta {}\n", human_seconds(p.hockney.alpha),
-             per_byte(p.hockney.beta));
+  const FitIntervals& fit_ci = *p.ci95;
+  const auto time_ci = [](const Interval& i) {
+    return fmt::format("[{}, {}]", human_seconds(i.low), human_seconds(i.high));
+  };
+  const auto per_byte_ci = [](const Interval& i) {
+    return fmt::format("[{:.4g}, {:.4g}] ns/B", i.low * 1e9, i.high * 1e9);
+  };
+  fmt::print("LogGP           L {} {}   o {} {} (send {}, receive {})\n", human_seconds(p.loggp.L),
+             time_ci(fit_ci.L), human_seconds(p.loggp.o), time_ci(fit_ci.o),
+             human_seconds(p.overhead.send.median()), human_seconds(p.overhead.recv.median()));
+  fmt::print("                g {} {}   G {} {}   (95% intervals, {} bootstrap resamples)\n",
+             human_seconds(p.loggp.g), time_ci(fit_ci.g), per_byte(p.loggp.G),
+             per_byte_ci(fit_ci.G), fit_ci.resamples);
+  fmt::print("Hockney         alpha {} {}   beta {} {}\n", human_seconds(p.hockney.alpha),
+             time_ci(fit_ci.alpha), per_byte(p.hockney.beta), per_byte_ci(fit_ci.beta));
   fmt::print("memcpy Hockney  alpha {}   beta {}\n", human_seconds(p.memcpy_hockney.alpha),
              per_byte(p.memcpy_hockney.beta));
+  const MeasuredOn& m = p.measured_on;
+  fmt::print(
+      "measured on     {} node(s), {} ranks; ping-pong pair {}; load average {:.2f} -> {:.2f} on "
+      "{} CPUs\n",
+      m.nodes(), p.ranks,
+      m.same_node(p.pairs.front().first, p.pairs.front().second)
+          ? "on one node (shared memory, not a network)"
+          : "on two nodes (the network)",
+      m.load_start, m.load_end, m.cpus);
   fmt::print("took            {:.1f} s\n", seconds);
 }
 
@@ -637,182 +692,221 @@ void calibrate(const CalibrateArgs& args, int rank) {
   mpi::detail::agree_on_failure(problem, MPI_COMM_WORLD);
 
   const Progress progress(rank == 0);
-  const double load = rank == 0 ? load_average() : 0;
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (rank == 0 && cpus > 0 && load >= static_cast<double>(cpus))
+  p.measured_on = layout(rank, ranks);
+  if (rank == 0 && p.measured_on.cpus > 0 &&
+      p.measured_on.load_start >= static_cast<double>(p.measured_on.cpus))
     fmt::print(stderr,
                "calibrate: note: load average {:.1f} on {} CPUs; other processes will disturb "
-               "the timings (the samples are kept: see their spread)\n",
-               load, cpus);
-  std::vector<Pair> pairs;
-  for (const auto& [client, server] : p.pairs) {
-    Pair pair;
-    const bool member = rank == client || rank == server;
-    MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank == client ? 0 : 1, &pair.comm);
-    pair.client = rank == client;
-    pairs.push_back(pair);
-  }
-  const auto sizes = pingpong_sizes(a.max_bytes);
-  const auto bursts = burst_sizes(a.max_bytes);
-  const auto units = static_cast<std::int64_t>(p.pairs.size() * (sizes.size() + bursts.size() + 2) +
-                                               3 * sizes.size());
-  Budget budget(a.time_limit, units);
-  std::vector<char> out, in;
-  if (rank <= static_cast<int>(p.pairs.size())) {
-    out.assign(static_cast<std::size_t>(a.max_bytes), 2);
-    in.assign(static_cast<std::size_t>(a.max_bytes), 0);
-  }
-
-  // One phase: for every pair, every size, samples appended to `series` (client only).
-  const auto phase = [&](const char* name, std::vector<SizeSamples>& series, double scale,
-                         const std::function<double(const Pair&, std::int64_t, std::int64_t)>& op) {
-    for (const Pair& pair : pairs) {
-      if (pair.comm != MPI_COMM_NULL)
-        for (std::size_t i = 0; i < series.size(); ++i) {
-          if (pair.client) {
-            progress.step(name, i, series.size(), series[i].bytes);
-            rule.size_budget = budget.next();
-          }
-          const std::int64_t bytes = series[i].bytes;
-          auto samples = sample_pair(pair, series[i].batch, scale, rule,
-                                     [&](std::int64_t count) { return op(pair, bytes, count); });
-          series[i].seconds.insert(series[i].seconds.end(), samples.begin(), samples.end());
-        }
-      MPI_Barrier(MPI_COMM_WORLD);
+               "the timings (the fit is checked, and measured again if it is not physical)\n",
+               p.measured_on.load_start, p.measured_on.cpus);
+  // A fit no machine can produce (a loaded machine's: L below zero, g far above the one-way
+  // time, G zero, tables that fall with size) is measured again, up to --attempts times.
+  std::vector<std::string> problems;
+  for (int attempt = 1;; ++attempt) {
+    p.pingpong.clear();
+    p.burst.sizes.clear();
+    p.memcpy.clear();
+    p.collective = {};
+    std::vector<Pair> pairs;
+    for (const auto& [client, server] : p.pairs) {
+      Pair pair;
+      const bool member = rank == client || rank == server;
+      MPI_Comm_split(MPI_COMM_WORLD, member ? 0 : MPI_UNDEFINED, rank == client ? 0 : 1,
+                     &pair.comm);
+      pair.client = rank == client;
+      pairs.push_back(pair);
     }
-    progress.done(name, series);
-  };
-  const auto send = [&](const Pair& pair, std::int64_t bytes) {
-    MPI_Send(out.data(), static_cast<int>(bytes), MPI_BYTE, pair.client ? 1 : 0, 0, pair.comm);
-  };
-  const auto recv = [&](const Pair& pair, std::int64_t bytes) {
-    MPI_Recv(in.data(), static_cast<int>(bytes), MPI_BYTE, pair.client ? 1 : 0, 0, pair.comm,
-             MPI_STATUS_IGNORE);
-  };
+    const auto sizes = pingpong_sizes(a.max_bytes);
+    const auto bursts = burst_sizes(a.max_bytes);
+    const auto units = static_cast<std::int64_t>(
+        p.pairs.size() * (sizes.size() + bursts.size() + 2) + 3 * sizes.size());
+    Budget budget(a.time_limit, units);
+    std::vector<char> out, in;
+    if (rank <= static_cast<int>(p.pairs.size())) {
+      out.assign(static_cast<std::size_t>(a.max_bytes), 2);
+      in.assign(static_cast<std::size_t>(a.max_bytes), 0);
+    }
 
-  // 1. Ping-pong: one-way = round trip / 2.
-  for (std::int64_t b : sizes) p.pingpong.push_back({b, 0, {}});
-  phase("ping-pong", p.pingpong, 0.5, [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
-    const double start = MPI_Wtime();
-    for (std::int64_t k = 0; k < n; ++k)
-      if (pair.client) {
-        send(pair, bytes);
-        recv(pair, bytes);
-      } else {
-        recv(pair, bytes);
-        send(pair, bytes);
-      }
-    return MPI_Wtime() - start;
-  });
-
-  // The server's side of every PRTT round: n receives, one reply.
-  const auto serve = [&](const Pair& pair, std::int64_t bytes, int messages) {
-    for (int m = 0; m < messages; ++m) recv(pair, bytes);
-    send(pair, bytes);
-  };
-
-  // 2. Bursts PRTT(n, 0, s).
-  p.burst.messages = kBurstMessages;
-  for (std::int64_t b : bursts) p.burst.sizes.push_back({b, 0, {}});
-  phase("burst", p.burst.sizes, 1, [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
-    const double start = MPI_Wtime();
-    for (std::int64_t k = 0; k < n; ++k)
-      if (pair.client) {
-        for (int m = 0; m < kBurstMessages; ++m) send(pair, bytes);
-        recv(pair, bytes);
-      } else {
-        serve(pair, bytes, kBurstMessages);
-      }
-    return MPI_Wtime() - start;
-  });
-
-  // 3. Overheads. The delay after each send is twice the larger of the 1-byte round trip and
-  // burst gap, so every send finds the channel idle; the wait before the receives is n + 1
-  // delays, so all n messages have arrived. Both from the fastest samples (on a busy
-  // machine the medians can be scheduler time slices), and at most 1 ms. A sample is one
-  // round: the mean of n calls each timed alone, so no batching is needed.
-  p.overhead.messages = kBurstMessages;
-  if (rank == 0) {
-    const double round_trip = 2 * fastest(p.pingpong.front());
-    const double gap = (fastest(p.burst.sizes.front()) - round_trip) / (kBurstMessages - 1);
-    p.overhead.delay = std::min(2 * std::max(round_trip, gap), 1e-3);
-    p.overhead.wait = (kBurstMessages + 1) * p.overhead.delay;
-  }
-  MPI_Bcast(&p.overhead.delay, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  MPI_Bcast(&p.overhead.wait, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  std::vector<SizeSamples> overhead{{1, 1, {}}};
-  // o_s: the client times its sends; one round is n sends and a reply.
-  phase("send-o", overhead, 1.0 / kBurstMessages,
-        [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
-          double inside = 0;
-          for (std::int64_t k = 0; k < n; ++k)
-            if (pair.client) {
-              for (int m = 0; m < kBurstMessages; ++m) {
-                const double t0 = MPI_Wtime();
-                send(pair, bytes);
-                inside += MPI_Wtime() - t0;
-                spin(p.overhead.delay);
+    // One phase: for every pair, every size, samples appended to `series` (client only).
+    const auto phase =
+        [&](const char* name, std::vector<SizeSamples>& series, double scale,
+            const std::function<double(const Pair&, std::int64_t, std::int64_t)>& op) {
+          for (const Pair& pair : pairs) {
+            if (pair.comm != MPI_COMM_NULL)
+              for (std::size_t i = 0; i < series.size(); ++i) {
+                if (pair.client) {
+                  progress.step(name, i, series.size(), series[i].bytes);
+                  rule.size_budget = budget.next();
+                }
+                const std::int64_t bytes = series[i].bytes;
+                auto samples =
+                    sample_pair(pair, series[i].batch, scale, rule,
+                                [&](std::int64_t count) { return op(pair, bytes, count); });
+                series[i].seconds.insert(series[i].seconds.end(), samples.begin(), samples.end());
               }
-              recv(pair, bytes);
-            } else {
-              serve(pair, bytes, kBurstMessages);
-            }
-          return inside;
-        });
-  p.overhead.send = overhead.front();
-  // o_r: the server sends n messages; the client waits, times its receives, and replies.
-  overhead = {{1, 1, {}}};
-  phase("recv-o", overhead, 1.0 / kBurstMessages,
-        [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
-          double inside = 0;
-          for (std::int64_t k = 0; k < n; ++k)
-            if (pair.client) {
-              spin(p.overhead.wait);
-              const double t0 = MPI_Wtime();
-              for (int m = 0; m < kBurstMessages; ++m) recv(pair, bytes);
-              inside += MPI_Wtime() - t0;
-              send(pair, bytes);
-            } else {
-              for (int m = 0; m < kBurstMessages; ++m) send(pair, bytes);
-              recv(pair, bytes);
-            }
-          return inside;
-        });
-  p.overhead.recv = overhead.front();
+            MPI_Barrier(MPI_COMM_WORLD);
+          }
+          progress.done(name, series);
+        };
+    const auto send = [&](const Pair& pair, std::int64_t bytes) {
+      MPI_Send(out.data(), static_cast<int>(bytes), MPI_BYTE, pair.client ? 1 : 0, 0, pair.comm);
+    };
+    const auto recv = [&](const Pair& pair, std::int64_t bytes) {
+      MPI_Recv(in.data(), static_cast<int>(bytes), MPI_BYTE, pair.client ? 1 : 0, 0, pair.comm,
+               MPI_STATUS_IGNORE);
+    };
 
-  // 4. The exchange and the memcpy of fresh data, on every rank at once.
-  int timed = rank == 0 ? clock_sees_computation(*copier) : 0;  // also the untimed first sweep
-  MPI_Bcast(&timed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  out.assign(static_cast<std::size_t>(a.max_bytes), 0);
-  in.assign(static_cast<std::size_t>(a.max_bytes), 0);
-  p.collective = sample_collective(sizes, rule, budget, progress, timed != 0, out, in);
+    // 1. Ping-pong: one-way = round trip / 2.
+    for (std::int64_t b : sizes) p.pingpong.push_back({b, 0, {}});
+    phase("ping-pong", p.pingpong, 0.5, [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
+      const double start = MPI_Wtime();
+      for (std::int64_t k = 0; k < n; ++k)
+        if (pair.client) {
+          send(pair, bytes);
+          recv(pair, bytes);
+        } else {
+          recv(pair, bytes);
+          send(pair, bytes);
+        }
+      return MPI_Wtime() - start;
+    });
 
-  // 5. memcpy, on rank 0 alone (the others wait).
-  if (rank == 0) {
-    copier->sweep();  // the untimed pass right before the timed ones
-    std::size_t i = 0;
-    for (std::int64_t b : sizes) {
-      progress.step("memcpy", i++, sizes.size(), b);
-      rule.size_budget = budget.next();
-      if (timed)
-        p.memcpy.push_back(sample_memcpy(*copier, b, rule));
-      else  // copies cost nothing on this clock: record that instead of batching forever
-        p.memcpy.push_back(
-            {b, 1, std::vector<double>(static_cast<std::size_t>(rule.min_reps), 0.0)});
+    // The server's side of every PRTT round: n receives, one reply.
+    const auto serve = [&](const Pair& pair, std::int64_t bytes, int messages) {
+      for (int m = 0; m < messages; ++m) recv(pair, bytes);
+      send(pair, bytes);
+    };
+
+    // 2. Bursts PRTT(n, 0, s).
+    p.burst.messages = kBurstMessages;
+    for (std::int64_t b : bursts) p.burst.sizes.push_back({b, 0, {}});
+    phase("burst", p.burst.sizes, 1, [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
+      const double start = MPI_Wtime();
+      for (std::int64_t k = 0; k < n; ++k)
+        if (pair.client) {
+          for (int m = 0; m < kBurstMessages; ++m) send(pair, bytes);
+          recv(pair, bytes);
+        } else {
+          serve(pair, bytes, kBurstMessages);
+        }
+      return MPI_Wtime() - start;
+    });
+
+    // 3. Overheads. The delay after each send is twice the larger of the 1-byte round trip and
+    // burst gap, so every send finds the channel idle; the wait before the receives is n + 1
+    // delays, so all n messages have arrived. Both from the fastest samples (on a busy
+    // machine the medians can be scheduler time slices), and at most 1 ms. A sample is one
+    // round: the mean of n calls each timed alone, so no batching is needed.
+    p.overhead.messages = kBurstMessages;
+    if (rank == 0) {
+      const double round_trip = 2 * fastest(p.pingpong.front());
+      const double gap = (fastest(p.burst.sizes.front()) - round_trip) / (kBurstMessages - 1);
+      p.overhead.delay = std::min(2 * std::max(round_trip, gap), 1e-3);
+      p.overhead.wait = (kBurstMessages + 1) * p.overhead.delay;
     }
-    progress.done("memcpy", p.memcpy);
+    MPI_Bcast(&p.overhead.delay, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&p.overhead.wait, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    std::vector<SizeSamples> overhead{{1, 1, {}}};
+    // o_s: the client times its sends; one round is n sends and a reply.
+    phase("send-o", overhead, 1.0 / kBurstMessages,
+          [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
+            double inside = 0;
+            for (std::int64_t k = 0; k < n; ++k)
+              if (pair.client) {
+                for (int m = 0; m < kBurstMessages; ++m) {
+                  const double t0 = MPI_Wtime();
+                  send(pair, bytes);
+                  inside += MPI_Wtime() - t0;
+                  spin(p.overhead.delay);
+                }
+                recv(pair, bytes);
+              } else {
+                serve(pair, bytes, kBurstMessages);
+              }
+            return inside;
+          });
+    p.overhead.send = overhead.front();
+    // o_r: the server sends n messages; the client waits, times its receives, and replies.
+    overhead = {{1, 1, {}}};
+    phase("recv-o", overhead, 1.0 / kBurstMessages,
+          [&](const Pair& pair, std::int64_t bytes, std::int64_t n) {
+            double inside = 0;
+            for (std::int64_t k = 0; k < n; ++k)
+              if (pair.client) {
+                spin(p.overhead.wait);
+                const double t0 = MPI_Wtime();
+                for (int m = 0; m < kBurstMessages; ++m) recv(pair, bytes);
+                inside += MPI_Wtime() - t0;
+                send(pair, bytes);
+              } else {
+                for (int m = 0; m < kBurstMessages; ++m) send(pair, bytes);
+                recv(pair, bytes);
+              }
+            return inside;
+          });
+    p.overhead.recv = overhead.front();
+
+    // 4. The exchange and the memcpy of fresh data, on every rank at once.
+    int timed = rank == 0 ? clock_sees_computation(*copier) : 0;  // also the untimed first sweep
+    MPI_Bcast(&timed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    out.assign(static_cast<std::size_t>(a.max_bytes), 0);
+    in.assign(static_cast<std::size_t>(a.max_bytes), 0);
+    p.collective = sample_collective(sizes, rule, budget, progress, timed != 0, out, in);
+
+    // 5. memcpy, on rank 0 alone (the others wait).
+    if (rank == 0) {
+      copier->sweep();  // the untimed pass right before the timed ones
+      std::size_t i = 0;
+      for (std::int64_t b : sizes) {
+        progress.step("memcpy", i++, sizes.size(), b);
+        rule.size_budget = budget.next();
+        if (timed)
+          p.memcpy.push_back(sample_memcpy(*copier, b, rule));
+        else  // copies cost nothing on this clock: record that instead of batching forever
+          p.memcpy.push_back(
+              {b, 1, std::vector<double>(static_cast<std::size_t>(rule.min_reps), 0.0)});
+      }
+      progress.done("memcpy", p.memcpy);
+    }
+    for (Pair& pair : pairs)
+      if (pair.comm != MPI_COMM_NULL) MPI_Comm_free(&pair.comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+    int again = 0;
+    if (rank == 0) {
+      fit_profile(p);
+      problems = fit_problems(p);
+      again = !problems.empty() && attempt < a.attempts;
+      if (again)
+        fmt::print(stderr, "calibrate: attempt {} of {}: {}; measuring again\n", attempt,
+                   a.attempts, fmt::join(problems, "; "));
+    }
+    MPI_Bcast(&again, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!again) break;
   }
   copier.reset();
-  for (Pair& pair : pairs)
-    if (pair.comm != MPI_COMM_NULL) MPI_Comm_free(&pair.comm);
-  MPI_Barrier(MPI_COMM_WORLD);
+
+  std::string refusal;
+  if (rank == 0) {
+    p.measured_on.load_end = load_average();
+    p.ci95 = fit_intervals(p);
+    if (!problems.empty()) {
+      const std::string kept = rejected_path(a.output);
+      write_profile(p, kept);
+      refusal = fmt::format(
+          "the calibration is not physical after {} attempt(s): {}. Nothing was written to {}; "
+          "the samples are in {}. Calibrate on an idle machine (load average {:.1f} -> {:.1f} on "
+          "{} CPUs), one rank per core",
+          a.attempts, fmt::join(problems, "; "), a.output, kept, p.measured_on.load_start,
+          p.measured_on.load_end, p.measured_on.cpus);
+    }
+  }
+  mpi::detail::agree_on_failure(refusal, MPI_COMM_WORLD);
   if (rank != 0) return;
 
-  fit_profile(p);
   write_profile(p, a.output);
   const double seconds = MPI_Wtime() - started;
   if (a.json)
-    fmt::print("{}\n", summary_json(p, a.output, seconds, a.rel_ci, load).dump(2));
+    fmt::print("{}\n", summary_json(p, a.output, seconds, a.rel_ci).dump(2));
   else
     print_summary(p, a.output, seconds, a.rel_ci);
 }

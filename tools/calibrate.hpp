@@ -14,6 +14,7 @@ struct CalibrateArgs {
   std::int64_t cache_bytes = 0;       ///< last-level cache; 0: detect
   double time_limit = 90;             ///< seconds shared by all sizes (min_reps aside)
   bool quick = false;                 ///< up to 1 MiB, few samples: for tests
+  int attempts = 2;                   ///< measurements before an impossible fit is refused
   bool json = false;                  ///< print the summary as JSON
 };
 

@@ -176,6 +176,11 @@ int main(int argc, char** argv) {
       ->transform(choreo::tools::byte_size());
   measure->add_flag("--quick", machine.quick,
                     "Up to 1 MiB, 6-20 samples per size, at most 15 s: for tests");
+  measure
+      ->add_option("--attempts", machine.attempts,
+                   "Measurements before a fit no machine can produce (L below zero, g far above "
+                   "the one-way time, G zero, tables falling with size) is refused (default 2)")
+      ->check(CLI::Range(1, 10));
   measure->add_flag("--json", machine.json, "Print the summary as JSON");
 
   choreo::tools::RedistRunArgs redist_args;

@@ -15,6 +15,7 @@
 //     arrived (the receiver waits `wait` before receiving).
 // LogGP's single o is (o_s + o_r) / 2, so that L + 2o + (s-1)G is the one-way time.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,33 @@ struct HockneyFit {
   double beta = 0;   ///< seconds per byte
   double at(double bytes) const { return alpha + beta * bytes; }
   friend bool operator==(const HockneyFit&, const HockneyFit&) = default;
+};
+
+/// A 95% confidence interval.
+struct Interval {
+  double low = 0, high = 0;
+  friend bool operator==(const Interval&, const Interval&) = default;
+};
+
+/// 95% confidence intervals of the fitted parameters (fit_intervals in profile_quality.hpp).
+struct FitIntervals {
+  Interval L, o, g, G;   ///< LogGP
+  Interval alpha, beta;  ///< Hockney (ping-pong)
+  int resamples = 0;     ///< bootstrap resamples behind them
+  friend bool operator==(const FitIntervals&, const FitIntervals&) = default;
+};
+
+/// Where the calibration ran and how busy the machine was: a profile from one loaded node
+/// says so wherever it is used.
+struct MeasuredOn {
+  double load_start = 0, load_end = 0;  ///< rank 0's 1-minute load average before and after
+  int cpus = 0;                         ///< online CPUs on rank 0's node
+  std::vector<std::string> hosts;       ///< each rank's node (MPI_Get_processor_name)
+  bool empty() const { return hosts.empty(); }
+  int nodes() const;  ///< distinct hosts
+  /// Whether the ranks `a` and `b` ran on one node (shared memory, not the network).
+  bool same_node(int a, int b) const;
+  friend bool operator==(const MeasuredOn&, const MeasuredOn&) = default;
 };
 
 /// PRTT(n, 0, s) for several s: a burst of n back-to-back messages and one reply; each
@@ -99,6 +127,8 @@ struct MachineProfile {
   LogGPFit loggp;                          ///< fit_loggp(pingpong, burst, overhead)
   HockneyFit hockney;                      ///< fit_hockney(pingpong)
   HockneyFit memcpy_hockney;               ///< fit_hockney(memcpy)
+  std::optional<FitIntervals> ci95;        ///< the fits' 95% intervals; none in old profiles
+  MeasuredOn measured_on;                  ///< load and layout; empty in old profiles
 
   friend bool operator==(const MachineProfile&, const MachineProfile&) = default;
 };
@@ -139,9 +169,6 @@ void fit_profile(MachineProfile& profile);
 /// x_(k) with j the largest index such that P(Binomial(n, 1/2) < j) <= 2.5% and
 /// k = n + 1 - j (Le Boudec, Performance Evaluation, Thm. 2.1). Needs n >= 6; with fewer
 /// samples the interval is infinite.
-struct Interval {
-  double low = 0, high = 0;
-};
 Interval median_ci95(std::vector<double> samples);
 
 /// (high - low) / 2 of median_ci95, relative to the median: the calibration's stopping rule

@@ -22,6 +22,11 @@ struct Request {
   bool collisions = true;
   std::vector<std::int64_t> sizes;  ///< the generators' `bytes`, ascending
   std::vector<std::string> only;    ///< compare only these algorithms (empty: all)
+  /// The tables drawn again from the profile's samples (resampled_tables). With them the
+  /// decision changes only where the new fastest algorithm wins in at least `confidence` of
+  /// the draws; elsewhere the difference is within the calibration's noise.
+  std::vector<model::CostTables> table_draws;
+  double confidence = 0.95;
 };
 
 struct Curve {
@@ -38,8 +43,12 @@ struct Crossover {
 struct Selection {
   std::vector<std::int64_t> sizes;
   std::vector<Curve> curves;
-  std::vector<std::string> winners;  ///< per size
-  std::vector<Crossover> crossovers;
+  /// Per size, the decision: the fastest algorithm where it is confident (or no draws were
+  /// given), else the decision of the size before (a noise-level lead does not flip it).
+  std::vector<std::string> winners;
+  std::vector<std::string> fastest;   ///< per size, the fastest on the median tables
+  std::vector<double> confidence;     ///< per size, the share of draws it wins; empty: no draws
+  std::vector<Crossover> crossovers;  ///< where the decision changes
 };
 
 /// Throws choreo::Error for an unknown collective, no sizes, or when no algorithm can run.
@@ -67,6 +76,16 @@ ModelTables parse_model_tables(std::string_view text);
 /// collective tables.
 model::CostTables tables_from_profile(const MachineProfile& profile,
                                       ModelTables tables = ModelTables::Automatic);
+
+/// `draws` bootstrap draws of the tables tables_from_profile reads: every size's samples drawn
+/// again with replacement (resampled in profile_quality.hpp), deterministic for a seed.
+std::vector<model::CostTables> resampled_tables(const MachineProfile& profile, ModelTables tables,
+                                                int draws, std::uint64_t seed = 1);
+
+/// Where a prediction on `profile` goes beyond what it measured, one sentence each: message
+/// sizes past its largest, more ranks than took part, a network it did not cross (its pair
+/// shared a node), a machine under load, a fit that is not physical. Empty: none.
+std::vector<std::string> extrapolation_notes(const MachineProfile& profile, const Request& request);
 
 /// "8", "64K", "64KiB", "64M", "1G" (powers of 1024; a trailing B is optional).
 std::int64_t parse_size(std::string_view text);

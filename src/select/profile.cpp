@@ -154,7 +154,80 @@ std::string series_text(const std::vector<SizeSamples>& series) {
   return out + "]";
 }
 
+ordered_json intervals_json(const FitIntervals& ci) {
+  const auto pair = [](const Interval& i) { return ordered_json::array({i.low, i.high}); };
+  return {{"L", pair(ci.L)},          {"o", pair(ci.o)},         {"g", pair(ci.g)},
+          {"G", pair(ci.G)},          {"alpha", pair(ci.alpha)}, {"beta", pair(ci.beta)},
+          {"resamples", ci.resamples}};
+}
+
+ordered_json measured_on_json(const MeasuredOn& m) {
+  return {{"load_average", {m.load_start, m.load_end}}, {"cpus", m.cpus}, {"hosts", m.hosts}};
+}
+
+FitIntervals parse_intervals(const json& doc) {
+  const json& ci = object_field(doc, "top level", "ci95");
+  check_keys(ci, "ci95", {"L", "o", "g", "G", "alpha", "beta", "resamples"});
+  const auto interval = [&](const char* key) {
+    const json& v = field(ci, "ci95", key);
+    if (!v.is_array() || v.size() != 2)
+      throw Error(
+          fmt::format("ci95: \"{}\" is {}; an interval is [low, high] in seconds", key, v.dump()));
+    const std::string where = fmt::format("ci95: \"{}\"", key);
+    const Interval i{get_seconds(v[0], where + "[0]"), get_seconds(v[1], where + "[1]")};
+    if (i.low > i.high)
+      throw Error(
+          fmt::format("{} is {}; its low end must not exceed its high end", where, v.dump()));
+    return i;
+  };
+  FitIntervals out{interval("L"),
+                   interval("o"),
+                   interval("g"),
+                   interval("G"),
+                   interval("alpha"),
+                   interval("beta"),
+                   0};
+  out.resamples = get_small_int(ci, "ci95", "resamples", 1);
+  return out;
+}
+
+MeasuredOn parse_measured_on(const json& doc, int ranks) {
+  const json& m = object_field(doc, "top level", "measured_on");
+  check_keys(m, "measured_on", {"load_average", "cpus", "hosts"});
+  MeasuredOn out;
+  const json& load = array_field(m, "measured_on", "load_average");
+  if (load.size() != 2)
+    throw Error(
+        fmt::format("measured_on: \"load_average\" is {}; it is [before, after], e.g. [0.1, 0.3]",
+                    load.dump()));
+  out.load_start = get_seconds(load[0], "measured_on: load_average[0]");
+  out.load_end = get_seconds(load[1], "measured_on: load_average[1]");
+  out.cpus = get_small_int(m, "measured_on", "cpus", 0);
+  const json& hosts = array_field(m, "measured_on", "hosts");
+  if (hosts.size() != static_cast<std::size_t>(ranks))
+    throw Error(fmt::format("measured_on: \"hosts\" names {} ranks; the profile has {}",
+                            hosts.size(), ranks));
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (!hosts[i].is_string())
+      throw Error(fmt::format("measured_on: hosts[{}] is {}, not a host name", i, hosts[i].dump()));
+    out.hosts.push_back(hosts[i].get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
+
+int MeasuredOn::nodes() const {
+  std::vector<std::string> distinct = hosts;
+  std::sort(distinct.begin(), distinct.end());
+  return static_cast<int>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+}
+
+bool MeasuredOn::same_node(int a, int b) const {
+  const auto n = static_cast<int>(hosts.size());
+  return a >= 0 && b >= 0 && a < n && b < n &&
+         hosts[static_cast<std::size_t>(a)] == hosts[static_cast<std::size_t>(b)];
+}
 
 double SizeSamples::median() const {
   if (seconds.empty()) return 0;
@@ -311,6 +384,9 @@ std::string profile_to_json(const MachineProfile& p) {
     out += fmt::format(
         ",\n \"collective\": {{\"ranks\": {},\n  \"exchange\": {},\n  \"memcpy\": {}}}",
         p.collective.ranks, series_text(p.collective.exchange), series_text(p.collective.memcpy));
+  if (p.ci95) out += fmt::format(",\n \"ci95\": {}", intervals_json(*p.ci95).dump());
+  if (!p.measured_on.empty())
+    out += fmt::format(",\n \"measured_on\": {}", measured_on_json(p.measured_on).dump());
   return out + "}\n";
 }
 
@@ -330,7 +406,7 @@ MachineProfile profile_from_json(const std::string& text) {
   check_keys(doc, top,
              {"format", "host", "mpi_library", "created", "ranks", "pairs", "cache_bytes",
               "memcpy_buffer_bytes", "loggp", "hockney", "memcpy_hockney", "pingpong", "memcpy",
-              "burst", "overhead", "collective", "meta"});
+              "burst", "overhead", "collective", "ci95", "measured_on", "meta"});
   MachineProfile p;
   p.host = get_string(doc, top, "host");
   p.mpi_library = get_string(doc, top, "mpi_library");
@@ -396,6 +472,8 @@ MachineProfile profile_from_json(const std::string& text) {
     p.collective.exchange = parse_series(collective, "collective", "exchange");
     p.collective.memcpy = parse_series(collective, "collective", "memcpy");
   }
+  if (doc.contains("ci95")) p.ci95 = parse_intervals(doc);  // optional: profiles before it
+  if (doc.contains("measured_on")) p.measured_on = parse_measured_on(doc, p.ranks);
   return p;
 }
 

@@ -8,9 +8,11 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
+#include "choreo/profile_quality.hpp"
 
 namespace choreo::select {
 
@@ -45,6 +47,56 @@ std::string winner_at(const Request& request, const std::vector<Curve>& curves,
     }
   }
   return best;
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<double> confidence_of(const Request& request, const Selection& s) {
+  std::vector<double> confidence;
+  if (request.table_draws.empty()) return confidence;
+  std::vector<int> wins(s.sizes.size(), 0);
+  Request drawn = request;
+  for (const model::CostTables& tables : request.table_draws) {
+    drawn.tables = tables;
+    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+      std::string best;
+      double best_seconds = std::numeric_limits<double>::infinity();
+      for (const Curve& c : s.curves) {
+        if (!c.seconds[i]) continue;
+        const double t = predict_algorithm(drawn, c.algorithm, s.sizes[i]);
+        if (t < best_seconds) best_seconds = t, best = c.algorithm;
+      }
+      wins[i] += best == s.fastest[i];
+    }
+  }
+  for (int w : wins)
+    confidence.push_back(static_cast<double>(w) / static_cast<double>(request.table_draws.size()));
+  return confidence;
+}
+
+/// The decision per size and the crossovers between decisions: a new algorithm takes over
+/// where it is fastest with confidence; the exact size by bisection on the median tables,
+/// between the size before and that one, for the smallest size it is fastest at.
+void decide(const Request& request, Selection& s) {
+  std::string decision = s.fastest.front();
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+    const bool confident = s.confidence.empty() || s.confidence[i] >= request.confidence;
+    if (i > 0 && confident && s.fastest[i] != decision) {
+      std::int64_t low = s.sizes[i - 1], high = s.sizes[i];  // low: not the new one; high: it
+      while (high - low > 1) {
+        const std::int64_t mid = low + (high - low) / 2;
+        if (winner_at(request, s.curves, mid) == s.fastest[i])
+          high = mid;
+        else
+          low = mid;
+      }
+      s.crossovers.push_back({decision, s.fastest[i], high});
+      decision = s.fastest[i];
+    }
+    s.winners.push_back(decision);
+  }
 }
 
 }  // namespace
@@ -103,22 +155,10 @@ Selection select_algorithms(const Request& request) {
       throw Error(fmt::format("no {} algorithm runs on {} ranks{}{}", request.collective,
                               request.ranks, reasons.empty() ? "" : ": ", reasons));
     }
-    s.winners.push_back(best);
+    s.fastest.push_back(best);
   }
-  // Crossovers: the smallest size where the winner is no longer the previous one, by
-  // bisection between neighbouring samples with different winners.
-  for (std::size_t i = 1; i < s.sizes.size(); ++i) {
-    if (s.winners[i] == s.winners[i - 1]) continue;
-    std::int64_t low = s.sizes[i - 1], high = s.sizes[i];  // low: old winner; high: not
-    while (high - low > 1) {
-      const std::int64_t mid = low + (high - low) / 2;
-      if (winner_at(request, s.curves, mid) == s.winners[i - 1])
-        low = mid;
-      else
-        high = mid;
-    }
-    s.crossovers.push_back({s.winners[i - 1], winner_at(request, s.curves, high), high});
-  }
+  s.confidence = confidence_of(request, s);
+  decide(request, s);
   return s;
 }
 
@@ -153,6 +193,15 @@ model::CostTables tables_from_profile(const MachineProfile& profile, ModelTables
   }
   if (!profile.pairs.empty()) t.calibrated_pair = profile.pairs.front();
   return t;
+}
+
+std::vector<model::CostTables> resampled_tables(const MachineProfile& profile, ModelTables tables,
+                                                int draws, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<model::CostTables> out;
+  for (int d = 0; d < draws; ++d)
+    out.push_back(tables_from_profile(resampled(profile, rng), tables));
+  return out;
 }
 
 std::int64_t parse_size(std::string_view text) {

@@ -24,6 +24,23 @@ int main(int argc, char** argv) {
                  refit.hockney.alpha, refit.hockney.beta);
       return 1;
     }
+    // calibrate records the fits' intervals and where it ran; each fitted value lies in its
+    // interval (a bootstrap of the same samples), and every rank has its node.
+    if (!p.ci95 || p.measured_on.hosts.size() != static_cast<std::size_t>(p.ranks)) {
+      fmt::print(stderr, "profile_check: {}: no ci95, or measured_on does not name {} ranks\n",
+                 argv[1], p.ranks);
+      return 1;
+    }
+    const auto inside = [](const choreo::Interval& i, double x) {
+      return i.low <= x && x <= i.high;
+    };
+    if (!inside(p.ci95->L, p.loggp.L) || !inside(p.ci95->o, p.loggp.o) ||
+        !inside(p.ci95->g, p.loggp.g) || !inside(p.ci95->G, p.loggp.G) ||
+        !inside(p.ci95->alpha, p.hockney.alpha) || !inside(p.ci95->beta, p.hockney.beta)) {
+      fmt::print(stderr, "profile_check: {}: a fitted parameter lies outside its interval\n",
+                 argv[1]);
+      return 1;
+    }
     fmt::print(
         "profile OK: {} ping-pong sizes up to {} B, {} memcpy sizes, {} burst sizes; "
         "L {:.3g} s, o {:.3g} s, g {:.3g} s, G {:.3g} s/B; alpha {:.3g} s, beta {:.3g} s/B\n",

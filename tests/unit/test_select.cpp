@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "choreo/error.hpp"
@@ -58,6 +60,45 @@ TEST(Select, CrossoverOfRingAndRecursiveDoublingOnARing) {
   const Selection plain = select_algorithms(r);
   EXPECT_EQ(plain.winners, std::vector<std::string>(5, "recdbl"));
   EXPECT_TRUE(plain.crossovers.empty());
+}
+
+// The same ring with the calibration's noise: half the table draws have a = 1 us (ring from
+// 286 B), half a = 3 us (ring from 2a / 7b = 857 B). At 512 B ring is fastest on the medians
+// but in only half the draws, so the decision keeps recursive doubling there and changes
+// where ring wins in every draw (1 KiB), from just above 512 B. Draws equal to the medians
+// change nothing.
+TEST(Select, TheDecisionChangesOnlyWhereTheNewWinnerIsConfident) {
+  Request r;
+  r.collective = "allgather";
+  r.ranks = 8;
+  r.network = sim::parse_network("torus:8");
+  const auto tables_with_latency = [](double a) {
+    model::CostTables t;
+    t.message = model::PiecewiseLinear({{0, a}, {1000000, a + 1e-3}});
+    t.memcpy = model::PiecewiseLinear({{0, 0.0}});
+    return t;
+  };
+  r.tables = tables_with_latency(1e-6);
+  r.sizes = {64, 128, 256, 512, 1024};
+  r.only = {"ring", "recdbl"};
+  r.table_draws.assign(10, tables_with_latency(1e-6));
+  const Selection same = select_algorithms(r);
+  EXPECT_EQ(same.confidence, std::vector<double>(5, 1.0));
+  ASSERT_EQ(same.crossovers.size(), 1u);
+  EXPECT_EQ(same.crossovers[0].bytes, 286);
+
+  r.table_draws.insert(r.table_draws.end(), 10, tables_with_latency(3e-6));
+  const Selection s = select_algorithms(r);
+  EXPECT_EQ(s.fastest, (std::vector<std::string>{"recdbl", "recdbl", "recdbl", "ring", "ring"}));
+  EXPECT_EQ(s.confidence, (std::vector<double>{1, 1, 1, 0.5, 1}));
+  EXPECT_EQ(s.winners, (std::vector<std::string>{"recdbl", "recdbl", "recdbl", "recdbl", "ring"}));
+  ASSERT_EQ(s.crossovers.size(), 1u);
+  EXPECT_EQ(s.crossovers[0].from, "recdbl");
+  EXPECT_EQ(s.crossovers[0].to, "ring");
+  EXPECT_EQ(s.crossovers[0].bytes, 513);
+  // A lower bar takes the medians' word where half the draws agree.
+  r.confidence = 0.5;
+  EXPECT_EQ(select_algorithms(r).crossovers.at(0).bytes, 286);
 }
 
 TEST(Select, RejectsUnknownCollectivesAndAlgorithms) {
@@ -130,6 +171,62 @@ TEST(SelectTables, AnOldProfileFallsBackToThePapersOrSaysWhatIsMissing) {
       [&] { tables_from_profile(p, ModelTables::Collective); },
       ::testing::ThrowsMessage<Error>(::testing::AllOf(::testing::HasSubstr("no collective tables"),
                                                        ::testing::HasSubstr("--tables paper"))));
+}
+
+TEST(SelectTables, DrawsComeFromTheSamplesAndAreReproducible) {
+  MachineProfile p = two_table_profile();
+  // Two samples per size, 1 and 3 times the line: each draw's median is one of 1, 2 or 3 times.
+  for (auto& s : p.collective.exchange) s.seconds = {s.seconds[1], 3 * s.seconds[1]};
+  const auto draws = resampled_tables(p, ModelTables::Collective, 50);
+  ASSERT_EQ(draws.size(), 50u);
+  bool low = false, high = false;
+  for (const auto& t : draws) {
+    const double ratio = t.message.at(1024) / (3e-6 + 4e-9 * 1024);
+    EXPECT_TRUE(std::abs(ratio - 1) < 1e-9 || std::abs(ratio - 2) < 1e-9 ||
+                std::abs(ratio - 3) < 1e-9)
+        << ratio;
+    low |= ratio < 1.5;
+    high |= ratio > 2.5;
+  }
+  EXPECT_TRUE(low && high);
+  EXPECT_EQ(resampled_tables(p, ModelTables::Collective, 5)[3].message.samples(),
+            draws[3].message.samples());
+}
+
+TEST(SelectNotes, SayWhereThePredictionGoesBeyondTheProfile) {
+  MachineProfile p = two_table_profile();
+  Request r;
+  r.collective = "allgather";
+  r.ranks = 24;
+  r.network = sim::parse_network("torus:2x3x4");
+  r.tables = tables_from_profile(p);
+  r.sizes = {8, 2 << 20};
+  r.only = {"ring"};
+  const auto has = [](const std::vector<std::string>& notes, const std::string& text) {
+    return std::any_of(notes.begin(), notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  auto notes = extrapolation_notes(p, r);
+  // Ring sends M per step: 2 MiB, beyond the table's largest size.
+  EXPECT_TRUE(
+      has(notes, "messages up to 2.0 MiB are predicted, the profile measured up to 1.0 MiB"));
+  EXPECT_TRUE(has(notes, "24 ranks are predicted from 2 measured exchanging at once"));
+  EXPECT_TRUE(has(notes, "does not say where it was measured"));
+  p.measured_on = {3.5, 3.0, 2, {"n1", "n1"}};
+  notes = extrapolation_notes(p, r);
+  EXPECT_TRUE(has(notes, "the profile's pair shared node n1 (shared memory, not a network)"));
+  EXPECT_TRUE(has(notes, "a torus of 24 nodes"));
+  EXPECT_TRUE(has(notes, "measured under load (load average 3.5 on 2 CPUs)"));
+  // The profile's fits are zero (it has no bursts): G and beta 0 while times grow.
+  EXPECT_TRUE(has(notes, "the profile's fit is not physical: G is 0"));
+  // Two nodes, idle, two ranks, within the sizes, a plausible fit: nothing to say.
+  p.measured_on = {0.1, 0.1, 2, {"n1", "n2"}};
+  p.loggp.G = 1e-9;
+  p.hockney.beta = 4e-9;
+  r.ranks = 2;
+  r.network = sim::parse_network("switch");
+  r.sizes = {8, 64};
+  EXPECT_THAT(extrapolation_notes(p, r), ::testing::IsEmpty());
 }
 
 TEST(SelectTables, ParsesTheTableNames) {

@@ -4,8 +4,13 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 
 #include "choreo/error.hpp"
 #include "choreo/platform.hpp"
@@ -25,15 +30,20 @@ struct SelectArgs {
   std::string alpha, bandwidth, memcpy_bandwidth = "10GBps", hop_latency = "0s";
   std::string algorithms, export_format, output, plot, tables = "auto";
   double factor = 2;
+  double confidence = 0.95;  // a new winner must win in this share of the table draws
   int ranks = 0;
   bool no_collisions = false;
 };
 
+/// Bootstrap draws of the profile's tables behind the confidence of each winner: 100 keeps
+/// `select` under a few seconds (about 0.2 ms a prediction) and resolves 95% to a draw.
+constexpr int kTableDraws = 100;
+
 /// The cost tables: from a calibrated profile, or Hockney's alpha + M / bandwidth.
-model::CostTables tables_of(const SelectArgs& a) {
+model::CostTables tables_of(const SelectArgs& a, const MachineProfile* profile) {
   model::CostTables t;
-  if (!a.profile.empty()) {
-    t = select::tables_from_profile(read_profile(a.profile), select::parse_model_tables(a.tables));
+  if (profile != nullptr) {
+    t = select::tables_from_profile(*profile, select::parse_model_tables(a.tables));
   } else {
     if (a.alpha.empty() || a.bandwidth.empty())
       throw Error(
@@ -75,23 +85,76 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-/// Predicted time against size, one line per algorithm, log-log, through gnuplot.
-void plot(const select::Selection& s, const select::Request& r, const std::string& file) {
+/// A size as a tick label: "8 B", "1 KiB", "64 MiB".
+std::string size_tick(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int unit = 0;
+  while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0) bytes /= 1024, ++unit;
+  return fmt::format("{} {}", bytes, units[unit]);
+}
+
+/// A time as a tick label: "1 us", "10 ms".
+std::string time_tick(double seconds) {
+  const std::pair<double, const char*> units[] = {
+      {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+  for (const auto& [scale, name] : units)
+    if (seconds >= scale * 0.999) return fmt::format("{:g} {}", seconds / scale, name);
+  return fmt::format("{:g} s", seconds);
+}
+
+/// Predicted time against size, one line per algorithm, log-log, through gnuplot; the
+/// decision drawn under them as a wide grey band, the crossovers as dotted lines.
+void plot(const select::Selection& s, const select::Request& r, const SelectArgs& a,
+          bool extrapolated, const std::string& file) {
   const bool svg = file.size() > 4 && file.substr(file.size() - 4) == ".svg";
-  std::string script = fmt::format("set terminal {} size 800,500 noenhanced\nset output {}\n",
-                                   svg ? "svg" : "pngcairo", gnuplot_quoted(file));
-  script += fmt::format(
-      "set logscale xy 2\nset xlabel 'bytes'\nset ylabel 'predicted seconds'\n"
-      "set title '{} on {} ranks, {}{}'\nset key top left\nset grid\n",
-      r.collective, r.ranks,
-      r.network.kind == sim::NetworkSpec::Kind::Ideal ? "ideal network" : "with collisions",
-      r.collisions ? "" : " (collisions off)");
-  std::string plots;
+  double low = std::numeric_limits<double>::infinity(), high = 0;
+  for (const auto& c : s.curves)
+    for (const auto& t : c.seconds)
+      if (t && *t > 0) low = std::min(low, *t), high = std::max(high, *t);
+  std::string xtics, ytics;
+  for (std::int64_t b = 1; b <= s.sizes.back(); b *= 4)
+    if (b >= s.sizes.front())
+      xtics += fmt::format("{}'{}' {}", xtics.empty() ? "" : ", ", size_tick(b), b);
+  for (double t = std::pow(10, std::floor(std::log10(low))); t <= high * 10; t *= 10)
+    ytics += fmt::format("{}'{}' {:g}", ytics.empty() ? "" : ", ", time_tick(t), t);
+  const std::string machine =
+      a.profile.empty()
+          ? fmt::format("Hockney {} + M / {}", a.alpha, a.bandwidth)
+          : fmt::format("profile {} ({} tables)",
+                        std::filesystem::path(a.profile).filename().string(), r.tables.source);
+  // Double-quoted for its line break; quotes and backslashes in names would end it early.
+  std::string title = fmt::format("{} on {} ranks, {} ({}){}\\n{}{}", r.collective, r.ranks,
+                                  a.topology, a.placement, r.collisions ? "" : ", collisions off",
+                                  machine, extrapolated ? ", extrapolated (see the notes)" : "");
+  std::replace(title.begin(), title.end(), '"', '\'');
+  for (std::size_t at = title.find('\\'); at != std::string::npos; at = title.find('\\', at + 2))
+    if (title.compare(at, 2, "\\n") != 0) title[at] = '/';
+  std::string script = fmt::format(
+      "set terminal {} size 900,560 noenhanced font 'sans,11'\nset output {}\n"
+      "set logscale xy\nset xtics ({})\nset ytics ({})\nset xlabel 'bytes per rank'\n"
+      "set ylabel 'predicted time per call'\nset title \"{}\"\nset xrange [{}:{}]\n"
+      "set key top left\nset grid\n",
+      svg ? "svg" : "pngcairo", gnuplot_quoted(file), xtics, ytics, title, s.sizes.front(),
+      s.sizes.back());
+  for (const auto& x : s.crossovers)
+    script += fmt::format(
+        "set arrow from {0},graph 0 to {0},graph 1 nohead dt 3 lc rgb '#888888'\n", x.bytes);
+  std::string plots = "'-' using 1:2 with lines lw 9 lc rgb '#d0d0d0' title 'chosen'";
+  // Okabe and Ito's colour-blind-safe palette, strongest first (gnuplot's 4th is a pale yellow).
+  constexpr std::array<const char*, 7> colours = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                                  "#E69F00", "#56B4E9", "#000000"};
+  std::size_t drawn = 0;
   for (const auto& c : s.curves)
     if (c.unavailable.empty())
-      plots += fmt::format("{}'-' using 1:2 with linespoints title '{}'", plots.empty() ? "" : ", ",
-                           c.algorithm);
+      plots +=
+          fmt::format(", '-' using 1:2 with linespoints pt 7 ps 0.6 lw 1.5 lc rgb '{}' title '{}'",
+                      colours[drawn++ % colours.size()], c.algorithm);
   script += fmt::format("plot {}\n", plots);
+  for (std::size_t i = 0; i < s.sizes.size(); ++i)
+    for (const auto& c : s.curves)
+      if (c.algorithm == s.winners[i] && c.seconds[i])
+        script += fmt::format("{} {}\n", s.sizes[i], *c.seconds[i]);
+  script += "e\n";
   for (const auto& c : s.curves) {
     if (!c.unavailable.empty()) continue;
     for (std::size_t i = 0; i < s.sizes.size(); ++i)
@@ -101,7 +164,8 @@ void plot(const select::Selection& s, const select::Request& r, const std::strin
   run_gnuplot(script, file);
 }
 
-nlohmann::json as_json(const select::Selection& s, const select::Request& r, const SelectArgs& a) {
+nlohmann::json as_json(const select::Selection& s, const select::Request& r, const SelectArgs& a,
+                       const std::vector<std::string>& notes) {
   nlohmann::json curves = nlohmann::json::array();
   for (const auto& c : s.curves) {
     nlohmann::json seconds = nlohmann::json::array();
@@ -112,24 +176,44 @@ nlohmann::json as_json(const select::Selection& s, const select::Request& r, con
   nlohmann::json crossovers = nlohmann::json::array();
   for (const auto& x : s.crossovers)
     crossovers.push_back({{"from", x.from}, {"to", x.to}, {"bytes", x.bytes}});
-  return {{"format", "choreo.select/1"}, {"collective", r.collective}, {"ranks", r.ranks},
-          {"topology", a.topology},      {"placement", a.placement},   {"collisions", r.collisions},
-          {"profile", a.profile},        {"tables", r.tables.source},  {"sizes", s.sizes},
-          {"algorithms", curves},        {"winners", s.winners},       {"crossovers", crossovers}};
+  return {{"format", "choreo.select/1"},
+          {"collective", r.collective},
+          {"ranks", r.ranks},
+          {"topology", a.topology},
+          {"placement", a.placement},
+          {"collisions", r.collisions},
+          {"profile", a.profile},
+          {"tables", r.tables.source},
+          {"sizes", s.sizes},
+          {"algorithms", curves},
+          {"winners", s.winners},
+          {"fastest", s.fastest},
+          {"confidence", s.confidence.empty() ? nlohmann::json() : nlohmann::json(s.confidence)},
+          {"crossovers", crossovers},
+          {"notes", notes}};
 }
 
-void print_table(const select::Selection& s, const select::Request& r, const SelectArgs& a) {
+void print_table(const select::Selection& s, const select::Request& r, const SelectArgs& a,
+                 const std::vector<std::string>& notes) {
   fmt::print(
       "{} on {} ranks, {} ({} placement), collisions {}, {} tables; predicted time per call\n",
       r.collective, r.ranks, a.topology, a.placement, r.collisions ? "on" : "off", r.tables.source);
+  for (const auto& note : notes) fmt::print("note: {}\n", note);
   fmt::print("{:>10}", "bytes");
   for (const auto& c : s.curves) fmt::print(" {:>12}", c.algorithm);
-  fmt::print("  winner\n");
+  fmt::print("  winner{}\n", s.confidence.empty() ? "" : " (share of table draws it wins)");
   for (std::size_t i = 0; i < s.sizes.size(); ++i) {
     fmt::print("{:>10}", human_bytes(static_cast<double>(s.sizes[i])));
     for (const auto& c : s.curves)
       fmt::print(" {:>12}", c.seconds[i] ? human_seconds(*c.seconds[i]) : "-");
-    fmt::print("  {}\n", s.winners[i]);
+    std::string sure;
+    if (!s.confidence.empty()) {
+      sure = fmt::format(" ({:.0f}%)", 100 * s.confidence[i]);
+      if (s.fastest[i] != s.winners[i])
+        sure = fmt::format(" (kept: {} is fastest in {:.0f}% of draws, below {:.0f}%)",
+                           s.fastest[i], 100 * s.confidence[i], 100 * r.confidence);
+    }
+    fmt::print("  {}{}\n", s.winners[i], sure);
   }
   for (const auto& c : s.curves)
     if (!c.unavailable.empty()) fmt::print("{} cannot run: {}\n", c.algorithm, c.unavailable);
@@ -182,6 +266,11 @@ void add_select_command(CLI::App& app, const Global& global) {
       ->check(CLI::IsMember({"ompi-rules", "mpich-json"}));
   cmd->add_option("-o,--output", a->output, "File for --export");
   cmd->add_option("--plot", a->plot, "Also draw predicted time against size (.png or .svg)");
+  cmd->add_option("--confidence", a->confidence,
+                  "With a profile: the choice changes only where the new fastest algorithm wins "
+                  "in at least this share of 100 bootstrap draws of the profile's tables "
+                  "(default 0.95; 0: wherever the medians say)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->callback([a, &global] {
     if (!a->export_format.empty() && a->output.empty())
       throw Error("--export needs -o FILE for the rules");
@@ -189,7 +278,9 @@ void add_select_command(CLI::App& app, const Global& global) {
     r.collective = a->collective;
     r.network = placed_network(a->topology, a->placement);
     r.ranks = ranks_of(*a, r.network);
-    r.tables = tables_of(*a);
+    std::optional<MachineProfile> profile;
+    if (!a->profile.empty()) profile = read_profile(a->profile);
+    r.tables = tables_of(*a, profile ? &*profile : nullptr);
     r.collisions = !a->no_collisions;
     r.sizes = select::size_range(a->sizes, a->factor);
     r.only = split_list(a->algorithms);
@@ -199,6 +290,16 @@ void add_select_command(CLI::App& app, const Global& global) {
       r.only = exportable_algorithms(r.collective, a->export_format == "ompi-rules"
                                                        ? TuningLibrary::OpenMpi
                                                        : TuningLibrary::Mpich);
+    std::vector<std::string> notes;
+    if (profile) {
+      notes = select::extrapolation_notes(*profile, r);
+      if (a->confidence > 0) {
+        r.confidence = a->confidence;
+        r.table_draws =
+            select::resampled_tables(*profile, select::parse_model_tables(a->tables), kTableDraws);
+        for (auto& t : r.table_draws) t.hop_latency = r.tables.hop_latency;
+      }
+    }
     const select::Selection s = select::select_algorithms(r);
     if (!a->export_format.empty()) {
       const auto decisions = std::vector<CollectiveDecision>{decision_of(s, r)};
@@ -207,15 +308,15 @@ void add_select_command(CLI::App& app, const Global& global) {
       std::ofstream out(a->output);
       if (!(out << text)) throw Error(fmt::format("cannot write {}", a->output));
     }
-    if (!a->plot.empty()) plot(s, r, a->plot);
+    if (!a->plot.empty()) plot(s, r, *a, !notes.empty(), a->plot);
     if (global.json) {
-      auto j = as_json(s, r, *a);
+      auto j = as_json(s, r, *a, notes);
       if (!a->export_format.empty())
         j["export"] = {{"format", a->export_format}, {"file", a->output}};
       print_json(j);
       return;
     }
-    print_table(s, r, *a);
+    print_table(s, r, *a, notes);
     if (!a->export_format.empty()) fmt::print("wrote {} ({})\n", a->output, a->export_format);
   });
 }
