@@ -101,6 +101,7 @@ class Engine {
     if (options.record_ops) {
       result_.op_start.assign(s.op_count(), -1);
       result_.op_end.assign(s.op_count(), -1);
+      result_.matched_receive.assign(s.op_count(), kUnmatched);
     }
   }
 
@@ -136,7 +137,8 @@ class Engine {
         (next_o_.size() + next_gs_.size() + next_gr_.size()) * sizeof(std::int64_t) +
         (waiting_.size() + owner_.size()) * sizeof(std::uint32_t) + any_open_.size() +
         (receives_.size() + unexpected_.size()) * sizeof(receives_[0]) +
-        (result_.op_start.size() + result_.op_end.size()) * sizeof(std::int64_t);
+        (result_.op_start.size() + result_.op_end.size()) * sizeof(std::int64_t) +
+        result_.matched_receive.size() * sizeof(OpIndex);
     return std::move(result_);
   }
 
@@ -186,6 +188,9 @@ class Engine {
       any_open_[d] = 0;
       release(d);
     });
+  }
+  void matched(OpIndex send_op, OpIndex receive_op) {
+    if (!result_.matched_receive.empty()) result_.matched_receive[send_op] = receive_op;
   }
   void release(OpIndex op) {
     if (--waiting_[op] == 0) released_.push_back(op);
@@ -287,6 +292,7 @@ class Engine {
     started(e.op, e.time);
     Pending message{};
     if (take_match(unexpected_[e.host], s_.peer(e.op), s_.tag(e.op), message)) {
+      matched(message.op, e.op);
       finish_rendezvous(message.op, e.time);
       completed(e.op, std::max(e.time, message.landed));
     } else {
@@ -337,6 +343,7 @@ class Engine {
     const auto source = static_cast<std::int32_t>(owner_[e.op]);
     Pending receive{};
     if (take_match(receives_[e.host], source, s_.tag(e.op), receive)) {
+      matched(e.op, receive.op);
       finish_rendezvous(e.op, e.time);
       completed(receive.op, landed);
     } else {

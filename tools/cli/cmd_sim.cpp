@@ -36,9 +36,10 @@ std::size_t peak_rss_bytes() {
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
-/// The schedule to simulate; `name` and `algorithm` describe it for the output.
+/// The schedule to simulate; `name` and `algorithm` describe it for the output, and `slots`
+/// gets its ops' slots when a trace is asked for (a generated schedule has none).
 sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
-                          double& build_seconds) {
+                          std::vector<int>& slots, double& build_seconds) {
   auto start = std::chrono::steady_clock::now();
   sim::CompactSchedule s = [&] {
     if (!a.generate.empty()) {
@@ -50,6 +51,7 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
     Schedule schedule = load_schedule(a.file);
     algorithm = schedule.algorithm;
     if (!a.no_validate) validate(schedule);
+    if (!a.trace.empty()) slots = sim::op_slots(schedule);
     return sim::compact(schedule);
   }();
   build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -116,7 +118,8 @@ void run(const SimArgs& a, const Global& global) {
   std::string name;
   double build_seconds = 0;
   std::string algorithm;
-  sim::CompactSchedule schedule = load(a, name, algorithm, build_seconds);
+  std::vector<int> slots;
+  sim::CompactSchedule schedule = load(a, name, algorithm, slots, build_seconds);
   sim::SimResult r = sim::simulate(schedule, options);
   if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
   if (!a.output.empty())
@@ -125,7 +128,7 @@ void run(const SimArgs& a, const Global& global) {
     if (schedule.op_count() > 2'000'000)
       throw Error(fmt::format("a Chrome trace of {} ops would not open; trace a smaller run",
                               schedule.op_count()));
-    write_text_file(a.trace, sim::chrome_trace(schedule, r));
+    write_text_file(a.trace, sim::chrome_trace(schedule, r, slots));
   }
   const double events_per_second =
       r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0;
@@ -201,7 +204,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--label", a->label, "Free text naming this run in reports");
   cmd->add_option("--ops-csv", a->ops_csv, "Write every op's start and end (ns) to this CSV");
   cmd->add_option("--trace", a->trace,
-                  "Write a Chrome trace (JSON, one track per rank; open it in Perfetto)");
+                  "Write a Chrome trace (JSON; open it in ui.perfetto.dev): a process per rank, "
+                  "a track per kind of op (overlapping ops on extra lanes), an arrow from each "
+                  "send to its receive, each op's bytes, peer, tag, slot and index as arguments");
   cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")
       ->check(choreo::tools::at_least(0));
   cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")

@@ -25,7 +25,8 @@ struct SimOptions {
   LogGOPS params;
   NetworkSpec network;
   NoiseSpec noise;
-  bool record_ops = false;  ///< keep every op's start and end time (memory: 16 B an op)
+  /// Keep every op's start and end time and every send's matched receive (20 B an op).
+  bool record_ops = false;
   /// LogGOPSim charges a receiving CPU o + max((s-1)O, (s-1)G): the CPU is busy while the
   /// bytes arrive, so a rank cannot start a send while it receives. A NIC with DMA moves
   /// the bytes by itself: with this set, the receiving CPU pays o + (s-1)O and only the
@@ -33,10 +34,16 @@ struct SimOptions {
   bool dma_receive = false;
 };
 
+/// SimResult::matched_receive of an op that is not a matched send.
+inline constexpr OpIndex kUnmatched = 0xFFFFFFFFu;
+
 struct SimResult {
   std::int64_t makespan = 0;                   ///< ns: the latest rank's finish time
   std::vector<std::int64_t> finish;            ///< ns, per rank: when its CPU is last free
   std::vector<std::int64_t> op_start, op_end;  ///< per op, when record_ops
+  /// Per op, when record_ops: for a send, the receive its message matched (the simulator's own
+  /// matching, wildcards and arrival order included); kUnmatched for every other op.
+  std::vector<OpIndex> matched_receive;
   std::uint64_t events = 0;        ///< events: ops and message arrivals (LogGOPSim's count)
   std::uint64_t retries = 0;       ///< events put back because a CPU or NIC was busy
   double wall_seconds = 0;         ///< time the simulation took
