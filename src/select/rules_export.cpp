@@ -16,7 +16,15 @@
 //   The communicator rule used is the one with the largest comm size <= P (or the first), so
 //   the writer brackets each decision with algorithm-0 rules (Open MPI's fixed decision).
 //   Collective ids are Open MPI 4.1.4's COLLTYPE enum (coll_base_functions.h):
-//   allgather 0, allreduce 2, alltoall 3, bcast 7; COLLCOUNT is 22.
+//   allgather 0, allreduce 2, alltoall 3, bcast 7; COLLCOUNT is 22. Open MPI 5.0 has the same
+//   ids and the same numbers for the algorithms choreo exports.
+//
+//   Open MPI 5.0's reader (ompi_coll_tuned_read_rules_config_file in coll_tuned_dynamic_file.c)
+//   first tries fscanf(f, "rule-file-version-%u"): only at the very first byte, and a file
+//   without it is version 1. The numbers are read with fscanf("%li") (so 010 is octal 8); in a
+//   version 2 file, after the segment size of a rule, a digit as the next character other than
+//   space and tab (ompi_coll_base_file_peek_next_char_isdigit) starts a fifth number, the rule's
+//   max_requests. Open MPI 4.1.4 knows no version line.
 //
 //   MPICH 4.0.2, src/mpi/coll/src/csel.c (get_avg_msgsize, get_total_msgsize): a branch
 //   "K<=V" is taken when K <= V (atoi: V must fit an int), "K=any" always:
@@ -27,9 +35,18 @@
 //     bcast      avg_msg_size   = type_size(datatype) * count        = b
 //   so a rule that ends before f bytes is written as total_msg_size<=f*P-1 (allgather) or
 //   avg_msg_size<=f-1, and total_msg_size<=V reads back as "next rule from floor(V/P)+1".
+//   The file replaces MPICH's built-in tree, so the writer starts from that tree (MPICH 4.0.2's
+//   maint/tuning/coll/mpir/generic.json, compiled into libmpich as MPII_coll_generic_json; here
+//   src/select/data/mpich-4.0.2-mpir-generic.json, embedded at build time) and replaces only
+//   the comm_type=intra subtree of each collective choreo decides.
+//   MPIR_Csel_prune walks each collective's subtree when a communicator is created, deciding
+//   the conditions on the communicator (comm_type, comm_size, comm_hierarchy, ...) until the
+//   first condition on the call; MPIR_Csel_search decides the rest at each call. Pruning tests
+//   comm_size<N as <, the search as <= (mpich_csel_select models both).
 //
 // The tests in tests/mpi/CMakeLists.txt (mpi.rules_*) put a threshold at exactly these values
-// and show, with gdb breakpoints in the libraries, that b-1 and b run different algorithms.
+// and show, with gdb breakpoints in the libraries, that b-1 and b run different algorithms, and
+// that calls the file does not decide run what MPICH runs without it.
 #include "choreo/rules_export.hpp"
 
 #include <fmt/format.h>
@@ -63,9 +80,11 @@ struct Collective {
   bool mpich_total;       ///< CSEL key total_msg_size (bytes * comm size), else avg_msg_size
   std::vector<Algorithm> algorithms;
   std::vector<std::string_view> ompi_numbers;  ///< Open MPI's algorithms by number, for messages
-  std::string_view mpich_fallback;             ///< intra algorithm where choreo has no decision
-  std::string_view mpich_inplace;              ///< for MPI_IN_PLACE send buffers, if it matters
-  std::string_view mpich_inter;
+  /// CSEL conditions of calls choreo's MPICH algorithms cannot take: inside a decision they lead
+  /// to MPICH's stock subtree. MPICH's pairwise and Bruck alltoall do not take MPI_IN_PLACE;
+  /// its reduce-scatter/allgather allreduce is for commutative built-in ops with count >= the
+  /// largest power of two <= P.
+  std::vector<std::string_view> mpich_guards;
 };
 
 const std::vector<Collective>& collectives() {
@@ -80,9 +99,7 @@ const std::vector<Collective>& collectives() {
         {"neighbor", 5, ""}},
        {"ignore", "basic linear", "bruck", "recursive doubling", "ring", "neighbor exchange",
         "two proc only"},
-       "MPIR_Allgather_intra_ring",
-       "",
-       "MPIR_Allgather_inter_local_gather_remote_bcast"},
+       {}},
       {"allreduce",
        2,
        false,
@@ -92,9 +109,7 @@ const std::vector<Collective>& collectives() {
         {"rabenseifner", 6, "MPIR_Allreduce_intra_reduce_scatter_allgather"}},
        {"ignore", "basic linear", "nonoverlapping", "recursive doubling", "ring", "segmented ring",
         "rabenseifner"},
-       "MPIR_Allreduce_intra_recursive_doubling",
-       "",
-       "MPIR_Allreduce_inter_reduce_exchange_bcast"},
+       {"is_commutative=no", "is_op_built_in=no", "count<pow2"}},
       {"alltoall",
        3,
        true,
@@ -103,9 +118,7 @@ const std::vector<Collective>& collectives() {
         {"bruck", 3, "MPIR_Alltoall_intra_brucks"}},
        {"ignore", "basic linear", "pairwise", "modified bruck", "linear with sync",
         "two proc only"},
-       "MPIR_Alltoall_intra_pairwise",
-       "MPIR_Alltoall_intra_pairwise_sendrecv_replace",
-       "MPIR_Alltoall_inter_pairwise_exchange"},
+       {"is_sendbuf_inplace=yes"}},
       {"bcast",
        7,
        false,
@@ -114,77 +127,7 @@ const std::vector<Collective>& collectives() {
         {"scatter_allgather", 8, "MPIR_Bcast_intra_scatter_recursive_doubling_allgather"}},
        {"ignore", "basic linear", "chain", "pipeline", "split binary tree", "binary tree",
         "binomial", "knomial", "scatter_allgather", "scatter_allgather_ring"},
-       "MPIR_Bcast_intra_binomial",
-       "",
-       "MPIR_Bcast_inter_remote_send_local_bcast"},
-  };
-  return table;
-}
-
-/// MPICH's MPIR-level table for the collectives choreo does not decide. The CSEL file replaces
-/// MPICH's built-in one, and a collective it does not cover aborts ("Assertion failed ... cnt"),
-/// so every collective MPICH 4.0.2 selects gets one algorithm that works for any arguments.
-struct MpichFallback {
-  std::string_view collective, intra, inplace, inter;  ///< inter empty: no comm_type split
-};
-
-const std::vector<MpichFallback>& mpich_fallbacks() {
-  static const std::vector<MpichFallback> table = {
-      {"allgatherv", "MPIR_Allgatherv_intra_ring", "",
-       "MPIR_Allgatherv_inter_remote_gather_local_bcast"},
-      {"alltoallv", "MPIR_Alltoallv_intra_scattered",
-       "MPIR_Alltoallv_intra_pairwise_sendrecv_replace", "MPIR_Alltoallv_inter_pairwise_exchange"},
-      {"alltoallw", "MPIR_Alltoallw_intra_scattered",
-       "MPIR_Alltoallw_intra_pairwise_sendrecv_replace", "MPIR_Alltoallw_inter_pairwise_exchange"},
-      {"barrier", "MPIR_Barrier_intra_dissemination", "", "MPIR_Barrier_inter_bcast"},
-      {"exscan", "MPIR_Exscan_intra_recursive_doubling", "", ""},
-      {"gather", "MPIR_Gather_intra_binomial", "", "MPIR_Gather_inter_linear"},
-      {"gatherv", "MPIR_Gatherv_allcomm_linear", "", ""},
-      {"reduce", "MPIR_Reduce_intra_binomial", "", "MPIR_Reduce_inter_local_reduce_remote_send"},
-      {"reduce_scatter", "MPIR_Reduce_scatter_intra_recursive_doubling", "",
-       "MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"},
-      {"reduce_scatter_block", "MPIR_Reduce_scatter_block_intra_recursive_doubling", "",
-       "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter"},
-      {"scan", "MPIR_Scan_intra_recursive_doubling", "", ""},
-      {"scatter", "MPIR_Scatter_intra_binomial", "", "MPIR_Scatter_inter_linear"},
-      {"scatterv", "MPIR_Scatterv_allcomm_linear", "", ""},
-      {"neighbor_allgather", "MPIR_Neighbor_allgather_allcomm_nb", "", ""},
-      {"neighbor_allgatherv", "MPIR_Neighbor_allgatherv_allcomm_nb", "", ""},
-      {"neighbor_alltoall", "MPIR_Neighbor_alltoall_allcomm_nb", "", ""},
-      {"neighbor_alltoallv", "MPIR_Neighbor_alltoallv_allcomm_nb", "", ""},
-      {"neighbor_alltoallw", "MPIR_Neighbor_alltoallw_allcomm_nb", "", ""},
-      {"iallgather", "MPIR_Iallgather_intra_sched_ring", "",
-       "MPIR_Iallgather_inter_sched_local_gather_remote_bcast"},
-      {"iallgatherv", "MPIR_Iallgatherv_intra_sched_ring", "",
-       "MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast"},
-      {"iallreduce", "MPIR_Iallreduce_intra_sched_recursive_doubling", "",
-       "MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast"},
-      {"ialltoall", "MPIR_Ialltoall_intra_sched_pairwise", "MPIR_Ialltoall_intra_sched_inplace",
-       "MPIR_Ialltoall_inter_sched_pairwise_exchange"},
-      {"ialltoallv", "MPIR_Ialltoallv_intra_sched_blocked", "MPIR_Ialltoallv_intra_sched_inplace",
-       "MPIR_Ialltoallv_inter_sched_pairwise_exchange"},
-      {"ialltoallw", "MPIR_Ialltoallw_intra_sched_blocked", "MPIR_Ialltoallw_intra_sched_inplace",
-       "MPIR_Ialltoallw_inter_sched_pairwise_exchange"},
-      {"ibarrier", "MPIR_Ibarrier_intra_sched_recursive_doubling", "",
-       "MPIR_Ibarrier_inter_sched_bcast"},
-      {"ibcast", "MPIR_Ibcast_intra_sched_binomial", "", "MPIR_Ibcast_inter_sched_flat"},
-      {"iexscan", "MPIR_Iexscan_intra_sched_recursive_doubling", "", ""},
-      {"igather", "MPIR_Igather_intra_sched_binomial", "", "MPIR_Igather_inter_sched_long"},
-      {"igatherv", "MPIR_Igatherv_allcomm_sched_linear", "", ""},
-      {"ireduce", "MPIR_Ireduce_intra_sched_binomial", "",
-       "MPIR_Ireduce_inter_sched_local_reduce_remote_send"},
-      {"ireduce_scatter", "MPIR_Ireduce_scatter_intra_sched_recursive_doubling", "",
-       "MPIR_Ireduce_scatter_inter_sched_remote_reduce_local_scatterv"},
-      {"ireduce_scatter_block", "MPIR_Ireduce_scatter_block_intra_sched_recursive_doubling", "",
-       "MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv"},
-      {"iscan", "MPIR_Iscan_intra_sched_recursive_doubling", "", ""},
-      {"iscatter", "MPIR_Iscatter_intra_sched_binomial", "", "MPIR_Iscatter_inter_sched_linear"},
-      {"iscatterv", "MPIR_Iscatterv_allcomm_sched_linear", "", ""},
-      {"ineighbor_allgather", "MPIR_Ineighbor_allgather_allcomm_sched_linear", "", ""},
-      {"ineighbor_allgatherv", "MPIR_Ineighbor_allgatherv_allcomm_sched_linear", "", ""},
-      {"ineighbor_alltoall", "MPIR_Ineighbor_alltoall_allcomm_sched_linear", "", ""},
-      {"ineighbor_alltoallv", "MPIR_Ineighbor_alltoallv_allcomm_sched_linear", "", ""},
-      {"ineighbor_alltoallw", "MPIR_Ineighbor_alltoallw_allcomm_sched_linear", "", ""},
+       {}},
   };
   return table;
 }
@@ -348,7 +291,13 @@ std::string per_rank_note(const Collective& c, std::int64_t bytes) {
   return fmt::format(" ({} B {} each rank)", bytes, c.name == "allgather" ? "from" : "to");
 }
 
-void write_ompi_fallback(std::string& out, int from_ranks, int to_ranks) {
+/// A rule's numbers after the message size and algorithm: fan-in/out and segment size 0, and in
+/// the version 2 format max_requests 0 (Open MPI's default: no limit).
+std::string_view ompi_rule_tail(OmpiRulesFormat format) {
+  return format == OmpiRulesFormat::v2 ? " 0 0 0" : " 0 0";
+}
+
+void write_ompi_fallback(std::string& out, int from_ranks, int to_ranks, OmpiRulesFormat format) {
   if (to_ranks == from_ranks)
     fmt::format_to(std::back_inserter(out),
                    "{} # communicators of {} ranks: Open MPI's fixed decision\n", from_ranks,
@@ -361,7 +310,9 @@ void write_ompi_fallback(std::string& out, int from_ranks, int to_ranks) {
     fmt::format_to(std::back_inserter(out),
                    "{} # communicators of {} to {} ranks: Open MPI's fixed decision\n", from_ranks,
                    from_ranks, to_ranks);
-  out += "1 # message sizes\n0 0 0 0 # from 0 B: algorithm 0 (fixed decision)\n";
+  fmt::format_to(std::back_inserter(out),
+                 "1 # message sizes\n0 0{} # from 0 B: algorithm 0 (fixed decision)\n",
+                 ompi_rule_tail(format));
 }
 
 }  // namespace
@@ -380,16 +331,26 @@ std::vector<std::string> exportable_algorithms(std::string_view collective, Tuni
   return out;
 }
 
-std::string ompi_rules_text(const std::vector<CollectiveDecision>& decisions) {
+std::string ompi_rules_text(const std::vector<CollectiveDecision>& decisions,
+                            OmpiRulesFormat format) {
   const std::vector<Checked> checked = check(decisions, Library::ompi);
-  std::string out =
-      "# Open MPI coll_tuned dynamic rules, classic format (read by Open MPI 4.1.x), by choreo.\n"
+  const bool v2 = format == OmpiRulesFormat::v2;
+  // Open MPI 5.0 looks for the version line at the very first byte only.
+  std::string out = v2 ? "rule-file-version-2\n"
+                         "# Open MPI coll_tuned dynamic rules, version 2 format (read by Open MPI "
+                         "5.0, not 4.1), by choreo.\n"
+                       : "# Open MPI coll_tuned dynamic rules, classic format (read by Open MPI "
+                         "4.1 and 5.0), by choreo.\n";
+  out +=
       "# Use: mpiexec --mca coll_tuned_use_dynamic_rules 1 "
       "--mca coll_tuned_dynamic_rules_filename FILE\n"
       "# Message sizes are those coll_tuned compares: allgather and alltoall count the bytes of\n"
-      "# all ranks (bytes per rank x communicator size), allreduce and bcast the bytes of the\n"
-      "# vector or message. A rule is: message_size algorithm fan_in_out segment_size;\n"
-      "# algorithm 0 hands the call to Open MPI's fixed decision.\n";
+      "# all ranks (bytes per rank x communicator size), allreduce and bcast the bytes of the\n";
+  out += v2 ? "# vector or message. A rule is: message_size algorithm fan_in_out segment_size\n"
+              "# max_requests (0: no limit); algorithm 0 hands the call to Open MPI's fixed "
+              "decision.\n"
+            : "# vector or message. A rule is: message_size algorithm fan_in_out segment_size;\n"
+              "# algorithm 0 hands the call to Open MPI's fixed decision.\n";
   std::vector<std::pair<std::size_t, std::size_t>> groups;  // [begin, end) per collective
   for (std::size_t i = 0; i < checked.size(); ++i) {
     if (i == 0 || checked[i].collective != checked[i - 1].collective) groups.emplace_back(i, i);
@@ -414,40 +375,73 @@ std::string ompi_rules_text(const std::vector<CollectiveDecision>& decisions) {
     for (std::size_t i = begin; i < end; ++i) {
       const Checked& k = checked[i];
       const CollectiveDecision& d = *k.decision;
-      if (d.comm_size > covered) write_ompi_fallback(out, covered, d.comm_size - 1);
+      if (d.comm_size > covered) write_ompi_fallback(out, covered, d.comm_size - 1, format);
       fmt::format_to(std::back_inserter(out),
                      "{} # communicators of {} ranks: choreo's decision\n{} # message sizes\n",
                      d.comm_size, d.comm_size, d.rules.size());
       for (std::size_t r = 0; r < d.rules.size(); ++r) {
         const std::int64_t size = ompi_message_size(k, d.rules[r].from_bytes);
-        fmt::format_to(std::back_inserter(out), "{} {} 0 0 # from {} B{}: {}\n", size,
-                       k.algorithms[r]->ompi, size, per_rank_note(c, d.rules[r].from_bytes),
-                       d.rules[r].algorithm);
+        fmt::format_to(std::back_inserter(out), "{} {}{} # from {} B{}: {}\n", size,
+                       k.algorithms[r]->ompi, ompi_rule_tail(format), size,
+                       per_rank_note(c, d.rules[r].from_bytes), d.rules[r].algorithm);
       }
       covered = d.comm_size + 1;
     }
-    write_ompi_fallback(out, covered, -1);
+    write_ompi_fallback(out, covered, -1, format);
   }
   return out;
 }
 
 namespace {
 
-/// Integers of a classic rules file with their line numbers; '#' starts a comment.
+/// An integer of a rules file with its line number.
 struct Token {
   std::int64_t value;
   int line;
+  bool after_blanks;  ///< only spaces and tabs since the token before it (same line, no comment)
 };
 
-std::vector<Token> ompi_tokens(std::string_view text) {
+/// A rules file's version (1 without a version line) and integers; '#' starts a comment.
+struct OmpiRulesTokens {
+  std::int64_t version = 1;
   std::vector<Token> tokens;
+};
+
+constexpr std::string_view kVersionPrefix = "rule-file-version-";
+
+std::string shown_byte(char ch) {
+  const auto byte = static_cast<unsigned char>(ch);
+  return byte >= 0x20 && byte < 0x7f ? std::string(1, ch) : fmt::format("\\x{:02x}", byte);
+}
+
+OmpiRulesTokens ompi_tokens(std::string_view text) {
+  OmpiRulesTokens out;
+  std::size_t i = 0;
+  if (text.starts_with(kVersionPrefix)) {
+    i = kVersionPrefix.size();
+    const std::size_t start = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - start < 3) ++i;
+    const std::string_view digits = text.substr(start, i - start);
+    if (digits != "1" && digits != "2") {
+      const std::size_t end = std::min(text.find_first_of(" \t\r\n#"), std::size_t{40});
+      throw Error(
+          fmt::format("line 1: '{}': choreo reads versions 1 (classic) and 2 (Open MPI 5.0)",
+                      text.substr(0, end)));
+    }
+    out.version = digits[0] - '0';
+  }
   int line = 1;
-  for (std::size_t i = 0; i < text.size();) {
+  bool blanks_only = false;  // only spaces and tabs since the last token
+  for (; i < text.size();) {
     const char ch = text[i];
+    if (ch == ' ' || ch == '\t') {
+      ++i;
+      continue;
+    }
     if (ch == '\n') {
       ++line;
       ++i;
-    } else if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
+    } else if (ch == '\r' || ch == '\f' || ch == '\v') {
       ++i;
     } else if (ch == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
@@ -467,28 +461,38 @@ std::vector<Token> ompi_tokens(std::string_view text) {
             fmt::format("line {}: '{}' is not a number; an Open MPI rules file holds "
                         "non-negative decimal integers and # comments",
                         line, text.substr(start, i - start + 1)));
-      tokens.push_back({value, line});
+      if (text[start] == '0' && i - start > 1)
+        throw Error(fmt::format(
+            "line {}: {} has a leading zero, which Open MPI reads as an octal number; write it "
+            "without",
+            line, text.substr(start, i - start)));
+      out.tokens.push_back({value, line, blanks_only});
+      blanks_only = true;
+      continue;
     } else if (text.substr(i).starts_with("rule-file-version")) {
       throw Error(
-          fmt::format("line {}: a rule-file-version line is Open MPI 5's format; Open "
-                      "MPI 4.1.4 reads the classic format without it",
+          fmt::format("line {}: a rule-file-version line must be the first bytes of the file: "
+                      "Open MPI 5.0 looks for it nowhere else (and Open MPI 4.1.4 not at all)",
                       line));
     } else {
-      const auto byte = static_cast<unsigned char>(ch);
-      const std::string shown =
-          byte >= 0x20 && byte < 0x7f ? std::string(1, ch) : fmt::format("\\x{:02x}", byte);
       throw Error(
           fmt::format("line {}: unexpected '{}'; an Open MPI rules file holds "
                       "non-negative decimal integers and # comments",
-                      line, shown));
+                      line, shown_byte(ch)));
     }
+    blanks_only = false;
   }
-  return tokens;
+  return out;
 }
 
 class TokenReader {
  public:
   explicit TokenReader(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
+
+  /// Whether the next integer follows the last one on its line after spaces and tabs only.
+  bool next_on_same_line() const {
+    return position_ < tokens_.size() && tokens_[position_].after_blanks;
+  }
 
   /// The next integer, described as `what` in the error when the file ends.
   Token next(const std::string& what) {
@@ -509,7 +513,9 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a / b + (a % b !=
 }  // namespace
 
 std::vector<CollectiveDecision> parse_ompi_rules(std::string_view text) {
-  TokenReader in(ompi_tokens(text));
+  OmpiRulesTokens tokens = ompi_tokens(text);
+  const std::int64_t version = tokens.version;
+  TokenReader in(std::move(tokens.tokens));
   std::vector<CollectiveDecision> decisions;
   const Token ncol = in.next("the number of collectives");
   if (ncol.value > kOmpiCollCount)
@@ -560,6 +566,9 @@ std::vector<CollectiveDecision> parse_ompi_rules(std::string_view text) {
         const Token alg = in.next(fmt::format("the algorithm of {}", rule));
         in.next(fmt::format("the fan-in/out of {}", rule));
         in.next(fmt::format("the segment size of {}", rule));
+        // Open MPI 5.0 reads a fifth number only in a version 2 file, and only on the same line.
+        if (version > 1 && in.next_on_same_line())
+          in.next(fmt::format("the max_requests of {}", rule));
         if (m == 0 && size.value != 0)
           throw Error(
               fmt::format("line {}: the first message size of {} is {}; Open MPI needs "
@@ -623,93 +632,7 @@ std::vector<CollectiveDecision> parse_ompi_rules(std::string_view text) {
 
 namespace {
 
-ordered_json leaf(std::string_view algorithm) {
-  ordered_json node = ordered_json::object();
-  node[fmt::format("algorithm={}", algorithm)] = ordered_json::object();
-  return node;
-}
-
-/// The message-size chain of one decision.
-ordered_json mpich_size_chain(const Checked& k) {
-  const CollectiveDecision& d = *k.decision;
-  const std::string_view key = k.collective->mpich_total ? "total_msg_size" : "avg_msg_size";
-  const std::int64_t scale = k.collective->mpich_total ? d.comm_size : 1;
-  ordered_json chain = ordered_json::object();
-  for (std::size_t r = 0; r + 1 < d.rules.size(); ++r) {
-    const std::int64_t next = d.rules[r + 1].from_bytes;
-    if (next > (kIntMax + 1) / scale)
-      throw Error(fmt::format(
-          "{}: the rule from {} bytes needs {}<={}{} - 1, above the {} "
-          "MPICH 4.0.2 reads (it parses thresholds with atoi)",
-          label(d), next, key, next, scale > 1 ? fmt::format(" x {}", scale) : "", kIntMax));
-    chain[fmt::format("{}<={}", key, next * scale - 1)] = leaf(k.algorithms[r]->mpich);
-  }
-  chain[fmt::format("{}=any", key)] = leaf(k.algorithms.back()->mpich);
-  return chain;
-}
-
-ordered_json mpich_decided(const Collective& c, const std::vector<const Checked*>& decided) {
-  ordered_json chain = ordered_json::object();
-  int covered = 0;  // communicator sizes <= covered are taken
-  for (const Checked* k : decided) {
-    const int size = k->decision->comm_size;
-    if (size - 1 > covered) chain[fmt::format("comm_size<={}", size - 1)] = leaf(c.mpich_fallback);
-    chain[fmt::format("comm_size<={}", size)] = mpich_size_chain(*k);
-    covered = size;
-  }
-  chain["comm_size=any"] = leaf(c.mpich_fallback);
-
-  ordered_json intra = ordered_json::object();
-  if (c.name == "allreduce") {
-    // MPICH's reduce-scatter/allgather allreduce is for commutative built-in operations and
-    // count >= the largest power of two <= comm size; other calls take recursive doubling.
-    intra["is_commutative=no"] = leaf(c.mpich_fallback);
-    intra["is_op_built_in=no"] = leaf(c.mpich_fallback);
-    intra["count<pow2"] = leaf(c.mpich_fallback);
-  }
-  if (!c.mpich_inplace.empty()) {
-    // MPICH's pairwise and Bruck alltoall do not take MPI_IN_PLACE.
-    intra["is_sendbuf_inplace=yes"] = leaf(c.mpich_inplace);
-    intra["is_sendbuf_inplace=no"] = std::move(chain);
-  } else {
-    for (auto& [key, value] : chain.items()) intra[key] = value;
-  }
-  return intra;
-}
-
-ordered_json mpich_fallback(const MpichFallback& f) {
-  ordered_json intra = f.inplace.empty() ? leaf(f.intra) : ordered_json::object();
-  if (!f.inplace.empty()) {
-    intra["is_sendbuf_inplace=yes"] = leaf(f.inplace);
-    intra["is_sendbuf_inplace=no"] = leaf(f.intra);
-  }
-  if (f.inter.empty()) return intra;
-  ordered_json node = ordered_json::object();
-  node["comm_type=intra"] = std::move(intra);
-  node["comm_type=inter"] = leaf(f.inter);
-  return node;
-}
-
-}  // namespace
-
-std::string mpich_csel_json(const std::vector<CollectiveDecision>& decisions) {
-  const std::vector<Checked> checked = check(decisions, Library::mpich);
-  ordered_json root = ordered_json::object();
-  for (const Collective& c : collectives()) {
-    std::vector<const Checked*> decided;
-    for (const Checked& k : checked)
-      if (k.collective == &c) decided.push_back(&k);
-    ordered_json node = ordered_json::object();
-    node["comm_type=intra"] = mpich_decided(c, decided);
-    node["comm_type=inter"] = leaf(c.mpich_inter);
-    root[fmt::format("collective={}", c.name)] = std::move(node);
-  }
-  for (const MpichFallback& f : mpich_fallbacks())
-    root[fmt::format("collective={}", f.collective)] = mpich_fallback(f);
-  return root.dump(2) + "\n";
-}
-
-namespace {
+#include "mpich_stock_csel.inc"  // kMpichStockCsel: src/select/data/mpich-4.0.2-mpir-generic.json
 
 std::string child(const std::string& path, const std::string& key) {
   return fmt::format("{}[\"{}\"]", path, key);
@@ -746,6 +669,90 @@ ordered_json parse_without_duplicate_keys(std::string_view text) {
                     what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2)));
   }
 }
+
+/// MPICH 4.0.2's stock tree, parsed once.
+const ordered_json& mpich_stock_tree() {
+  static const ordered_json tree = parse_without_duplicate_keys(kMpichStockCsel);
+  return tree;
+}
+
+/// The stock comm_type=intra subtree of a collective choreo decides.
+const ordered_json& mpich_stock_intra(const Collective& c) {
+  return mpich_stock_tree().at(fmt::format("collective={}", c.name)).at("comm_type=intra");
+}
+
+ordered_json leaf(std::string_view algorithm) {
+  ordered_json node = ordered_json::object();
+  node[fmt::format("algorithm={}", algorithm)] = ordered_json::object();
+  return node;
+}
+
+/// The message-size chain of one decision.
+ordered_json mpich_size_chain(const Checked& k) {
+  const CollectiveDecision& d = *k.decision;
+  const std::string_view key = k.collective->mpich_total ? "total_msg_size" : "avg_msg_size";
+  const std::int64_t scale = k.collective->mpich_total ? d.comm_size : 1;
+  ordered_json chain = ordered_json::object();
+  for (std::size_t r = 0; r + 1 < d.rules.size(); ++r) {
+    const std::int64_t next = d.rules[r + 1].from_bytes;
+    if (next > (kIntMax + 1) / scale)
+      throw Error(fmt::format(
+          "{}: the rule from {} bytes needs {}<={}{} - 1, above the {} "
+          "MPICH 4.0.2 reads (it parses thresholds with atoi)",
+          label(d), next, key, next, scale > 1 ? fmt::format(" x {}", scale) : "", kIntMax));
+    chain[fmt::format("{}<={}", key, next * scale - 1)] = leaf(k.algorithms[r]->mpich);
+  }
+  chain[fmt::format("{}=any", key)] = leaf(k.algorithms.back()->mpich);
+  return chain;
+}
+
+/// One decision: the calls its algorithms cannot take to the stock subtree, then the
+/// message-size chain.
+ordered_json mpich_decision_branch(const Checked& k, const ordered_json& stock) {
+  ordered_json branch = ordered_json::object();
+  for (const std::string_view guard : k.collective->mpich_guards)
+    branch[std::string(guard)] = stock;
+  const ordered_json chain = mpich_size_chain(k);
+  for (const auto& [key, value] : chain.items()) branch[key] = value;
+  return branch;
+}
+
+/// The comm_type=intra subtree of a decided collective: the stock subtree for every
+/// communicator size without a decision.
+ordered_json mpich_decided_intra(const std::vector<const Checked*>& decided,
+                                 const ordered_json& stock) {
+  ordered_json intra = ordered_json::object();
+  int covered = 0;  // communicator sizes <= covered are taken
+  for (const Checked* k : decided) {
+    const int size = k->decision->comm_size;
+    if (size - 1 > covered) intra[fmt::format("comm_size<={}", size - 1)] = stock;
+    intra[fmt::format("comm_size<={}", size)] = mpich_decision_branch(*k, stock);
+    covered = size;
+  }
+  intra["comm_size=any"] = stock;
+  return intra;
+}
+
+}  // namespace
+
+std::string_view mpich_stock_csel_json() { return kMpichStockCsel; }
+
+std::string mpich_csel_json(const std::vector<CollectiveDecision>& decisions) {
+  const std::vector<Checked> checked = check(decisions, Library::mpich);
+  ordered_json root = mpich_stock_tree();
+  for (const Collective& c : collectives()) {
+    std::vector<const Checked*> decided;
+    for (const Checked& k : checked)
+      if (k.collective == &c) decided.push_back(&k);
+    if (decided.empty()) continue;
+    // Only this subtree changes; every other key keeps its place and its stock value.
+    root.at(fmt::format("collective={}", c.name)).at("comm_type=intra") =
+        mpich_decided_intra(decided, mpich_stock_intra(c));
+  }
+  return root.dump(2) + "\n";
+}
+
+namespace {
 
 bool is_uint(std::string_view text) {
   return !text.empty() && text.size() <= 10 &&
@@ -845,13 +852,17 @@ std::optional<std::int64_t> bound(std::string_view key, std::string_view prefix,
   return value;
 }
 
-/// A decision's message-size chain on `ranks` ranks.
+/// A decision's message-size chain on `ranks` ranks: the keys of `node` from index `first`.
 std::vector<SizeRule> parse_size_chain(const Collective& c, int ranks, const ordered_json& node,
-                                       const std::string& path) {
+                                       const std::string& path, std::size_t first) {
   std::vector<SizeRule> rules;
   std::int64_t from = 0;
   std::size_t index = 0;
   for (const auto& [key, value] : node.items()) {
+    if (index < first) {
+      ++index;
+      continue;
+    }
     const std::string here = child(path, key);
     const auto algorithm = leaf_algorithm(value, here);
     if (!algorithm)
@@ -908,6 +919,29 @@ std::vector<SizeRule> parse_size_chain(const Collective& c, int ranks, const ord
                   path, c.mpich_total ? "total" : "avg"));
 }
 
+bool is_mpich_guard(const Collective& c, std::string_view key) {
+  return std::ranges::find(c.mpich_guards, key) != c.mpich_guards.end();
+}
+
+/// A single algorithm, or MPICH's stock subtree: what a decided collective's file holds where
+/// choreo has no decision.
+bool is_mpich_fallback(const Collective& c, const ordered_json& node, const std::string& path) {
+  return leaf_algorithm(node, path) || node == mpich_stock_intra(c);
+}
+
+/// A comm_size<=N branch: a fallback, or the decision for N (guards, then message sizes).
+void parse_comm_branch(const Collective& c, int ranks, const ordered_json& node,
+                       const std::string& path, std::vector<CollectiveDecision>& decisions) {
+  if (is_mpich_fallback(c, node, path)) return;
+  std::size_t guards = 0;
+  for (const auto& [key, value] : node.items()) {
+    if (!is_mpich_guard(c, key)) break;
+    validate_subtree(value, child(path, key));
+    ++guards;
+  }
+  decisions.push_back({std::string(c.name), ranks, parse_size_chain(c, ranks, node, path, guards)});
+}
+
 /// The comm_size chain of a decided collective: fallbacks and decisions.
 void parse_comm_chain(const Collective& c, const ordered_json& node, const std::string& path,
                       std::size_t first, std::vector<CollectiveDecision>& decisions) {
@@ -923,12 +957,17 @@ void parse_comm_chain(const Collective& c, const ordered_json& node, const std::
             fmt::format("{}: \"comm_size=any\" must be the last key; the ones after it "
                         "are never reached (and MPICH aborts)",
                         here));
-      if (!leaf_algorithm(value, here))
+      if (is_mpich_fallback(c, value, here)) return;
+      if (value.begin().key().starts_with("avg_msg_size") ||
+          value.begin().key().starts_with("total_msg_size"))
         throw Error(
             fmt::format("{}: message-size rules under comm_size=any; choreo decisions "
                         "are for one communicator size, write comm_size<=N",
                         here));
-      return;
+      throw Error(
+          fmt::format("{}: choreo reads a single algorithm or MPICH 4.0.2's stock {} subtree "
+                      "under comm_size=any",
+                      here, c.name));
     }
     const auto size = bound(key, "comm_size<=", here);
     if (!size)
@@ -940,9 +979,7 @@ void parse_comm_chain(const Collective& c, const ordered_json& node, const std::
                       "must ascend",
                       here, *size, previous));
     previous = *size;
-    if (leaf_algorithm(value, here)) continue;  // choreo's fallback for these sizes
-    const int ranks = static_cast<int>(*size);
-    decisions.push_back({std::string(c.name), ranks, parse_size_chain(c, ranks, value, here)});
+    parse_comm_branch(c, static_cast<int>(*size), value, here, decisions);
   }
   throw Error(
       fmt::format("{}: the comm_size keys must end with comm_size=any (MPICH aborts on "
@@ -952,20 +989,18 @@ void parse_comm_chain(const Collective& c, const ordered_json& node, const std::
 
 void parse_intra(const Collective& c, const ordered_json& node, const std::string& path,
                  std::vector<CollectiveDecision>& decisions) {
-  if (leaf_algorithm(node, path)) return;
+  if (is_mpich_fallback(c, node, path)) return;
+  // Guards in front of the comm_size chain: the shape choreo wrote before it kept MPICH's
+  // stock tree (alltoall's chain then sat under is_sendbuf_inplace=no).
   std::size_t guards = 0;
   for (const auto& [key, value] : node.items()) {
     const std::string here = child(path, key);
-    const bool allreduce_guard =
-        c.name == "allreduce" &&
-        (key == "is_commutative=no" || key == "is_op_built_in=no" || key == "count<pow2");
-    if (allreduce_guard || (!c.mpich_inplace.empty() && key == "is_sendbuf_inplace=yes")) {
-      if (!leaf_algorithm(value, here))
-        throw Error(fmt::format("{}: expected a single algorithm under \"{}\"", here, key));
+    if (is_mpich_guard(c, key)) {
+      validate_subtree(value, here);
       ++guards;
       continue;
     }
-    if (!c.mpich_inplace.empty() && key == "is_sendbuf_inplace=no") {
+    if (key == "is_sendbuf_inplace=no" && is_mpich_guard(c, "is_sendbuf_inplace=yes")) {
       if (guards + 1 != node.size())
         throw Error(fmt::format("{}: \"is_sendbuf_inplace=no\" must be the last key", here));
       if (!leaf_algorithm(value, here)) parse_comm_chain(c, value, here, 0, decisions);
@@ -992,8 +1027,7 @@ std::vector<CollectiveDecision> parse_mpich_csel_json(std::string_view text) {
         std::string_view(key).substr(std::string_view("collective=").size());
     const Collective* c = find_collective(name);
     if (c == nullptr) {
-      if (std::ranges::none_of(mpich_fallbacks(),
-                               [&](const MpichFallback& f) { return f.collective == name; }))
+      if (!mpich_stock_tree().contains(key))
         throw Error(fmt::format("{}: MPICH 4.0.2 has no collective \"{}\"", here, name));
       validate_subtree(value, here);
       continue;
@@ -1014,6 +1048,207 @@ std::vector<CollectiveDecision> parse_mpich_csel_json(std::string_view text) {
   }
   sort_decisions(decisions);
   return decisions;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which algorithm MPICH 4.0.2 selects (csel.c), and what an exported file changes
+
+namespace {
+
+/// Whether MPIR_Csel_prune decides `key` when the communicator is created (prune_tree): the
+/// conditions on the communicator, and =any.
+bool csel_decided_at_creation(std::string_view key) {
+  return key.starts_with("comm_type=") || key.starts_with("comm_size") ||
+         key.starts_with("comm_hierarchy=") || key.starts_with("is_node_consecutive=") ||
+         key.starts_with("comm_avg_ppn") || key.ends_with("=any");
+}
+
+/// The largest power of two <= p (MPICH's comm_ptr->coll.pof2).
+std::int64_t csel_pof2(std::int64_t p) {
+  std::int64_t v = 1;
+  while (v <= p / 2) v *= 2;
+  return v;
+}
+
+/// Whether condition `key` holds for `call`; `at_creation`: decided by MPIR_Csel_prune.
+bool csel_holds(std::string_view key, const MpichCall& call, const Collective& c, bool at_creation,
+                const std::string& path) {
+  const std::int64_t p = call.comm_size;
+  const std::int64_t b = call.bytes;
+  auto undefined = [&](std::string_view what) {
+    return Error(fmt::format("{}: MPICH 4.0.2 has no {} for {} (it aborts)", path, what, c.name));
+  };
+  auto only_for = [&](std::string_view collective, std::string_view what) {
+    if (c.name != collective) throw undefined(what);
+  };
+  if (key.ends_with("=any")) return true;
+  if (key == "comm_type=intra") return !call.intercomm;
+  if (key == "comm_type=inter") return call.intercomm;
+  if (key == "comm_size=pow2") return (p & (p - 1)) == 0;
+  if (auto v = bound(key, "comm_size<=", path)) return p <= *v;
+  // MPICH 4.0.2 prunes comm_size<N as <, but tests it as <= in MPIR_Csel_search.
+  if (auto v = bound(key, "comm_size<", path)) return at_creation ? p < *v : p <= *v;
+  if (key == "comm_hierarchy=parent") return call.node_hierarchy;
+  if (key.starts_with("comm_hierarchy=")) return !call.node_hierarchy;  // node_roots, node, flat
+  if (key == "is_multi_threaded=yes") return false;  // choreo's calls: MPI_THREAD_SINGLE
+  if (key == "is_multi_threaded=no") return true;
+  if (key.starts_with("avg_msg_size")) {
+    if (c.mpich_total) throw undefined("avg_msg_size");
+    if (auto v = bound(key, "avg_msg_size<=", path)) return b <= *v;
+    if (auto v = bound(key, "avg_msg_size<", path)) return b < *v;
+  }
+  // total_msg_size: bytes x P for all four (recvcount, count or sendcount x P).
+  if (auto v = bound(key, "total_msg_size<=", path)) return b <= *v / p;
+  if (auto v = bound(key, "total_msg_size<", path)) return *v > 0 && b <= (*v - 1) / p;
+  if (key.starts_with("count")) {
+    if (c.name == "alltoall") throw undefined("count");  // get_count has no alltoall
+    const std::int64_t count = b / call.element_bytes;
+    if (auto v = bound(key, "count<=", path)) return count <= *v;
+    if (key == "count<pow2") return count < csel_pof2(p);
+  }
+  if (key == "is_commutative=yes" || key == "is_commutative=no") {
+    only_for("allreduce", "is_commutative");
+    return call.commutative == key.ends_with("yes");
+  }
+  if (key == "is_op_built_in=yes" || key == "is_op_built_in=no") {
+    only_for("allreduce", "is_op_built_in");
+    return call.builtin_op == key.ends_with("yes");
+  }
+  if (key == "is_sendbuf_inplace=yes" || key == "is_sendbuf_inplace=no") {
+    only_for("alltoall", "is_sendbuf_inplace");
+    return call.in_place == key.ends_with("yes");
+  }
+  throw Error(fmt::format("{}: choreo does not model the CSEL condition \"{}\"", path, key));
+}
+
+/// The algorithm MPICH selects in `node` for `call`: the first condition that holds, in order,
+/// down to an algorithm= leaf. `at_creation` turns false at the first condition on the call.
+std::string csel_walk(const ordered_json& node, const MpichCall& call, const Collective& c,
+                      bool& at_creation, const std::string& path) {
+  if (auto algorithm = leaf_algorithm(node, path)) return *algorithm;
+  for (const auto& [key, value] : node.items()) {
+    if (!known_csel_key(key))
+      throw Error(fmt::format("{}: unknown CSEL key \"{}\" (MPICH 4.0.2 aborts on it)", path, key));
+    at_creation = at_creation && csel_decided_at_creation(key);
+    const std::string here = child(path, key);
+    if (csel_holds(key, call, c, at_creation, here))
+      return csel_walk(value, call, c, at_creation, here);
+  }
+  throw Error(fmt::format(
+      "{}: no condition holds for {} of {} B on {} ranks, and nothing follows (MPICH 4.0.2 "
+      "aborts)",
+      path, c.name, call.bytes, call.comm_size));
+}
+
+std::string csel_select_one(const ordered_json& root, const MpichCall& call) {
+  const Collective* c = find_collective(call.collective);
+  if (c == nullptr)
+    throw Error(fmt::format("choreo models MPICH's selection of {}, not '{}'", collective_names(),
+                            call.collective));
+  if (call.comm_size < 1 || call.bytes < 0 || call.element_bytes < 1)
+    throw Error(
+        fmt::format("a call needs comm_size >= 1, bytes >= 0 and element_bytes >= 1, not "
+                    "{}, {} and {}",
+                    call.comm_size, call.bytes, call.element_bytes));
+  const std::string key = fmt::format("collective={}", c->name);
+  if (!root.is_object() || !root.contains(key))
+    throw Error(fmt::format("$: no \"{}\": MPICH 4.0.2 finds no algorithm for {} and aborts", key,
+                            c->name));
+  bool at_creation = true;  // MPIR_Csel_prune starts afresh in each collective's subtree
+  return csel_walk(root.at(key), call, *c, at_creation, child("$", key));
+}
+
+/// Where the choice of a subtree can change with the bytes of a call on `ranks` ranks.
+void csel_breakpoints(const ordered_json& node, std::int64_t ranks, std::set<std::int64_t>& out) {
+  if (!node.is_object()) return;
+  for (const auto& [key, value] : node.items()) {
+    if (auto v = bound(key, "avg_msg_size<=", key))
+      out.insert(*v + 1);
+    else if (auto w = bound(key, "avg_msg_size<", key))
+      out.insert(*w);
+    else if (auto x = bound(key, "total_msg_size<=", key))
+      out.insert(*x / ranks + 1);
+    else if (auto y = bound(key, "total_msg_size<", key))
+      out.insert(ceil_div(*y, ranks));
+    else if (auto z = bound(key, "count<=", key))
+      out.insert(*z + 1);  // 1-byte elements
+    else if (key == "count<pow2")
+      out.insert(csel_pof2(ranks));
+    csel_breakpoints(value, ranks, out);
+  }
+}
+
+std::string choreo_name_of(const Collective& c, std::string_view mpich) {
+  for (const Algorithm& a : c.algorithms)
+    if (a.mpich == mpich) return std::string(a.name);
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> mpich_csel_select(std::string_view csel_json,
+                                           const std::vector<MpichCall>& calls) {
+  const ordered_json root = parse_without_duplicate_keys(csel_json);
+  std::vector<std::string> out;
+  out.reserve(calls.size());
+  for (const MpichCall& call : calls) out.push_back(csel_select_one(root, call));
+  return out;
+}
+
+std::vector<DecisionChanges> mpich_export_changes(
+    const std::vector<CollectiveDecision>& decisions) {
+  const std::vector<Checked> checked = check(decisions, Library::mpich);
+  const ordered_json file = parse_without_duplicate_keys(mpich_csel_json(decisions));
+  const ordered_json& stock = mpich_stock_tree();
+  std::vector<DecisionChanges> out;
+  for (const Checked& k : checked) {
+    const Collective& c = *k.collective;
+    const int ranks = k.decision->comm_size;
+    const std::string key = fmt::format("collective={}", c.name);
+    std::set<std::int64_t> points = {0};
+    csel_breakpoints(stock.at(key), ranks, points);
+    csel_breakpoints(file.at(key), ranks, points);
+    DecisionChanges changes{std::string(c.name), ranks, {}};
+    for (const std::int64_t bytes : points) {
+      MpichCall call;
+      call.collective = c.name;
+      call.comm_size = ranks;
+      call.bytes = bytes;
+      const std::string chosen = csel_select_one(file, call);
+      const std::string was = csel_select_one(stock, call);
+      if (!changes.ranges.empty() && changes.ranges.back().library_function == chosen &&
+          changes.ranges.back().stock == was)
+        continue;
+      if (!changes.ranges.empty()) changes.ranges.back().to_bytes = bytes - 1;
+      changes.ranges.push_back(
+          {bytes, std::nullopt, choreo_name_of(c, chosen), chosen, was, choreo_name_of(c, was)});
+    }
+    out.push_back(std::move(changes));
+  }
+  return out;
+}
+
+std::vector<DecisionChanges> ompi_export_changes(const std::vector<CollectiveDecision>& decisions) {
+  const std::vector<Checked> checked = check(decisions, Library::ompi);
+  std::vector<DecisionChanges> out;
+  for (const Checked& k : checked) {
+    const CollectiveDecision& d = *k.decision;
+    DecisionChanges changes{d.collective, d.comm_size, {}};
+    for (std::size_t r = 0; r < d.rules.size(); ++r) {
+      const Algorithm& a = *k.algorithms[r];
+      ChangedRange range{d.rules[r].from_bytes,
+                         std::nullopt,
+                         d.rules[r].algorithm,
+                         fmt::format("{} ({})", a.ompi,
+                                     k.collective->ompi_numbers[static_cast<std::size_t>(a.ompi)]),
+                         "",
+                         ""};
+      if (r + 1 < d.rules.size()) range.to_bytes = d.rules[r + 1].from_bytes - 1;
+      changes.ranges.push_back(std::move(range));
+    }
+    out.push_back(std::move(changes));
+  }
+  return out;
 }
 
 }  // namespace choreo

@@ -1,4 +1,5 @@
-// Open MPI coll_tuned rules files: parse_ompi_rules, and the writer's round trip.
+// Open MPI coll_tuned rules files, both formats: parse_ompi_rules, and the writer's round trip
+// through the classic and the version 2 format.
 #include "choreo/rules_export.hpp"
 #include "fuzz_support.hpp"
 
@@ -6,8 +7,11 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   using namespace choreo;
   std::vector<CollectiveDecision> d;
   if (!fuzz::accepted([&] { d = parse_ompi_rules(fuzz::text_of(data, size)); })) return 0;
-  std::string text;
-  if (d.empty() || !fuzz::accepted([&] { text = ompi_rules_text(d); })) return 0;
-  fuzz::promise(parse_ompi_rules(text) == d, "Open MPI rules round trip");
+  if (d.empty()) return 0;
+  for (const OmpiRulesFormat format : {OmpiRulesFormat::v1, OmpiRulesFormat::v2}) {
+    std::string text;
+    if (!fuzz::accepted([&] { text = ompi_rules_text(d, format); })) return 0;
+    fuzz::promise(parse_ompi_rules(text) == d, "Open MPI rules round trip");
+  }
   return 0;
 }

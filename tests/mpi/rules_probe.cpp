@@ -2,16 +2,22 @@
 // rules_proof.sh can watch (gdb breakpoints in the MPI library) which algorithm each call ran.
 //
 //   rules_probe --library ompi|mpich --collective allgather|allreduce|alltoall|bcast
-//               --bytes N[,N...]
+//               --bytes N[,N...] [--comm-size P]
+//
+// With --comm-size P the collective runs on a communicator of the first P ranks (split from
+// MPI_COMM_WORLD, created before the first call); the other ranks only take part in the
+// barriers. Without it, on MPI_COMM_WORLD.
 //
 // N is choreo's `bytes` (docs/selection.md): allgather bytes per rank, allreduce vector bytes,
 // alltoall bytes per destination, bcast message bytes. Data are MPI_BYTE (allreduce: MPI_BXOR,
 // so any byte count works and a block reduced twice would show). Rank 0 prints
 //   rules_probe: call COLL N B
 //   rules_probe: done COLL N B, every byte checked
-// around each call, with a barrier before and after, so the breakpoint output of rank 0 that
-// lies between the two lines belongs to that call. The probe refuses to run on a library other
-// than --library, so a test never proves one library's behaviour with the other's.
+// around each call, the first after a barrier, the second as soon as rank 0's call returns
+// (before the next barrier), so the breakpoint output of rank 0 that lies between the two lines
+// belongs to that call and to nothing else: MPICH's stock barrier (MPIR_Barrier_intra_smp, on
+// ranks that share a node) ends with a 1-byte MPIR_Bcast. The probe refuses to run on a library
+// other than --library, so a test never proves one library's behaviour with the other's.
 #include <mpi.h>
 
 #include <algorithm>
@@ -26,6 +32,7 @@
 namespace {
 
 int rank = 0, ranks = 1;
+MPI_Comm comm = MPI_COMM_WORLD;  // where the collective runs; ranks: its size
 
 /// The byte rank r contributes at position i (for destination d, for alltoall).
 unsigned char pattern(int r, std::int64_t i, int d = 0) {
@@ -58,7 +65,7 @@ std::int64_t run(std::string_view collective, std::int64_t bytes) {
   if (collective == "allgather") {
     std::vector<unsigned char> send(n), receive(n * p);
     for (std::size_t i = 0; i < n; ++i) send[i] = pattern(rank, static_cast<std::int64_t>(i));
-    MPI_Allgather(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Allgather(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, comm);
     for (std::size_t r = 0; r < p; ++r)
       for (std::size_t i = 0; i < n; ++i)
         expect(receive[r * n + i], pattern(static_cast<int>(r), static_cast<std::int64_t>(i)),
@@ -68,7 +75,7 @@ std::int64_t run(std::string_view collective, std::int64_t bytes) {
     for (std::size_t d = 0; d < p; ++d)
       for (std::size_t i = 0; i < n; ++i)
         send[d * n + i] = pattern(rank, static_cast<std::int64_t>(i), static_cast<int>(d));
-    MPI_Alltoall(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Alltoall(send.data(), count, MPI_BYTE, receive.data(), count, MPI_BYTE, comm);
     for (std::size_t r = 0; r < p; ++r)
       for (std::size_t i = 0; i < n; ++i)
         expect(receive[r * n + i], pattern(static_cast<int>(r), static_cast<std::int64_t>(i), rank),
@@ -77,14 +84,14 @@ std::int64_t run(std::string_view collective, std::int64_t bytes) {
     std::vector<unsigned char> buffer(n);
     for (std::size_t i = 0; i < n; ++i)
       buffer[i] = rank == 0 ? pattern(0, static_cast<std::int64_t>(i)) : 0;
-    MPI_Bcast(buffer.data(), count, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(buffer.data(), count, MPI_BYTE, 0, comm);
     for (std::size_t i = 0; i < n; ++i)
       expect(buffer[i], pattern(0, static_cast<std::int64_t>(i)), "bcast",
              static_cast<std::int64_t>(i));
   } else if (collective == "allreduce") {
     std::vector<unsigned char> send(n), receive(n);
     for (std::size_t i = 0; i < n; ++i) send[i] = pattern(rank, static_cast<std::int64_t>(i));
-    MPI_Allreduce(send.data(), receive.data(), count, MPI_BYTE, MPI_BXOR, MPI_COMM_WORLD);
+    MPI_Allreduce(send.data(), receive.data(), count, MPI_BYTE, MPI_BXOR, comm);
     for (std::size_t i = 0; i < n; ++i) {
       unsigned char want = 0;
       for (int r = 0; r < ranks; ++r) want ^= pattern(r, static_cast<std::int64_t>(i));
@@ -106,12 +113,18 @@ int main(int argc, char** argv) {
 
   std::string library, collective;
   std::vector<std::int64_t> sizes;
+  int comm_size = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string_view key = argv[i], value = argv[i + 1];
     if (key == "--library") {
       library = value;
     } else if (key == "--collective") {
       collective = value;
+    } else if (key == "--comm-size") {
+      const auto [stop, status] =
+          std::from_chars(value.data(), value.data() + value.size(), comm_size);
+      if (status != std::errc() || stop != value.data() + value.size() || comm_size < 1)
+        fail("--comm-size takes a positive number of ranks");
     } else if (key == "--bytes") {
       for (std::size_t start = 0; start <= value.size();) {
         const std::size_t end = std::min(value.find(',', start), value.size());
@@ -128,7 +141,9 @@ int main(int argc, char** argv) {
     }
   }
   if (argc % 2 == 0 || library.empty() || collective.empty() || sizes.empty())
-    fail("usage: rules_probe --library ompi|mpich --collective C --bytes N[,N...]");
+    fail(
+        "usage: rules_probe --library ompi|mpich --collective C --bytes N[,N...] "
+        "[--comm-size P]");
 
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
@@ -140,6 +155,14 @@ int main(int argc, char** argv) {
       (library != "ompi" && library != "mpich"))
     fail("--library " + library +
          " but this program runs on: " + std::string(running.substr(0, running.find('\n'))));
+  if (comm_size > 0) {
+    if (comm_size > ranks)
+      fail("--comm-size " + std::to_string(comm_size) + " but only " + std::to_string(ranks) +
+           " ranks");
+    // The first comm_size ranks, in order: their rank in comm is their rank in MPI_COMM_WORLD.
+    MPI_Comm_split(MPI_COMM_WORLD, rank < comm_size ? 0 : MPI_UNDEFINED, rank, &comm);
+    ranks = comm_size;
+  }
   if (rank == 0) {
     std::printf("rules_probe: %d ranks on %s\n", ranks,
                 std::string(running.substr(0, running.find_first_of(",\n"))).c_str());
@@ -153,8 +176,7 @@ int main(int argc, char** argv) {
                   static_cast<long long>(bytes));
       std::fflush(stdout);
     }
-    const std::int64_t checked = run(collective, bytes);
-    MPI_Barrier(MPI_COMM_WORLD);
+    const std::int64_t checked = comm == MPI_COMM_NULL ? 0 : run(collective, bytes);
     if (rank == 0) {
       std::printf("rules_probe: done %s %lld B, every byte checked (%lld on rank 0)\n",
                   collective.c_str(), static_cast<long long>(bytes),
@@ -162,6 +184,8 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     }
   }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (comm != MPI_COMM_WORLD && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   MPI_Finalize();
   return 0;
 }

@@ -2,8 +2,8 @@
 // exporter (choreo/rules_export.hpp), reads it back and checks it gives the same decisions.
 // Used by rules_proof.sh, which then shows that the library runs what the file chose.
 //
-//   rules_write --format ompi-rules|mpich-json --decision COLL:RANKS:FROM=ALG[,FROM=ALG...]
-//               [--decision ...] -o FILE
+//   rules_write --format ompi-rules|ompi5-rules|mpich-json
+//               --decision COLL:RANKS:FROM=ALG[,FROM=ALG...] [--decision ...] -o FILE
 // e.g. --decision allgather:4:0=bruck,1024=ring (bruck below 1024 bytes per rank, then ring).
 #include <fmt/format.h>
 
@@ -75,17 +75,21 @@ int main(int argc, char** argv) {
         throw choreo::Error(fmt::format("unknown argument '{}'", arg));
     }
     if (output.empty() || decisions.empty())
-      throw choreo::Error("usage: rules_write --format ompi-rules|mpich-json --decision ... -o F");
+      throw choreo::Error(
+          "usage: rules_write --format ompi-rules|ompi5-rules|mpich-json --decision ... -o F");
     std::string text;
     std::vector<choreo::CollectiveDecision> back;
-    if (format == "ompi-rules") {
-      text = choreo::ompi_rules_text(decisions);
+    if (format == "ompi-rules" || format == "ompi5-rules") {
+      text =
+          choreo::ompi_rules_text(decisions, format == "ompi5-rules" ? choreo::OmpiRulesFormat::v2
+                                                                     : choreo::OmpiRulesFormat::v1);
       back = choreo::parse_ompi_rules(text);
     } else if (format == "mpich-json") {
       text = choreo::mpich_csel_json(decisions);
       back = choreo::parse_mpich_csel_json(text);
     } else {
-      throw choreo::Error(fmt::format("--format '{}': use ompi-rules or mpich-json", format));
+      throw choreo::Error(
+          fmt::format("--format '{}': use ompi-rules, ompi5-rules or mpich-json", format));
     }
     // The parsers return decisions by collective (allgather, allreduce, alltoall, bcast: the
     // order of Open MPI's ids too), then communicator size.

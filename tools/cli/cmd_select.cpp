@@ -4,13 +4,19 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "choreo/error.hpp"
 #include "choreo/platform.hpp"
@@ -230,6 +236,98 @@ CollectiveDecision decision_of(const select::Selection& s, const select::Request
   return d;
 }
 
+/// "0 B", "1023 B", "1 KiB", "128 KiB": exact, in KiB, MiB or GiB only when they divide.
+std::string exact_bytes(std::int64_t bytes) {
+  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  std::size_t unit = 0;
+  while (unit + 1 < std::size(units) && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return fmt::format("{} {}", bytes, units[unit]);
+}
+
+std::string range_text(const ChangedRange& r) {
+  if (!r.to_bytes) return exact_bytes(r.from_bytes) + "+";
+  if (*r.to_bytes == r.from_bytes) return exact_bytes(r.from_bytes);
+  return fmt::format("{}-{}", exact_bytes(r.from_bytes), exact_bytes(*r.to_bytes));
+}
+
+std::string_view bytes_meaning(std::string_view collective) {
+  if (collective == "allgather") return "bytes from each rank";
+  if (collective == "alltoall") return "bytes to each rank";
+  if (collective == "allreduce") return "bytes of the vector";
+  return "bytes of the message";
+}
+
+bool is_mpich(const std::string& format) { return format == "mpich-json"; }
+
+/// What the exported file changes (docs/selection.md), as lines of text.
+std::vector<std::string> change_lines(const std::vector<DecisionChanges>& changes,
+                                      const std::string& format) {
+  std::vector<std::string> lines;
+  for (const DecisionChanges& d : changes) {
+    if (is_mpich(format)) {
+      lines.push_back(fmt::format(
+          "what the file changes: {}, comm_size {} (intra-communicators), {}:", d.collective,
+          d.comm_size, bytes_meaning(d.collective)));
+      std::size_t width = 0;
+      for (const ChangedRange& r : d.ranges) width = std::max(width, range_text(r).size());
+      for (const ChangedRange& r : d.ranges) {
+        const std::string& now = r.algorithm.empty() ? r.library_function : r.algorithm;
+        const std::string& was = r.stock_algorithm.empty() ? r.stock : r.stock_algorithm;
+        lines.push_back(fmt::format("  {:<{}}  {} (MPICH stock: {}{})", range_text(r), width, now,
+                                    was, r.library_function == r.stock ? "; unchanged" : ""));
+      }
+      if (d.collective == "alltoall")
+        lines.push_back("  alltoall with MPI_IN_PLACE keeps MPICH's stock decision");
+      if (d.collective == "allreduce")
+        lines.push_back(
+            "  allreduce with a non-commutative or user-defined op, or fewer elements than the "
+            "largest power of two <= comm_size, keeps MPICH's stock decision");
+    } else {
+      lines.push_back(fmt::format("what the file forces: {}, comm_size {}, {}:", d.collective,
+                                  d.comm_size, bytes_meaning(d.collective)));
+      std::size_t width = 0;
+      for (const ChangedRange& r : d.ranges) width = std::max(width, range_text(r).size());
+      for (const ChangedRange& r : d.ranges)
+        lines.push_back(fmt::format("  {:<{}}  {} (coll_tuned_{}_algorithm {})", range_text(r),
+                                    width, r.algorithm, d.collective, r.library_function));
+    }
+  }
+  lines.push_back(is_mpich(format)
+                      ? "every other collective, communicator size and kind: MPICH 4.0.2's stock "
+                        "decisions"
+                      : "everything else: Open MPI's fixed decision rules (other communicator "
+                        "sizes have algorithm 0 in the file, other collectives are not in it), or "
+                        "coll_tuned_<coll>_algorithm where you set one");
+  return lines;
+}
+
+nlohmann::json changes_json(const std::vector<DecisionChanges>& changes,
+                            const std::string& format) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DecisionChanges& d : changes) {
+    nlohmann::json ranges = nlohmann::json::array();
+    for (const ChangedRange& r : d.ranges) {
+      nlohmann::json range = {{"from_bytes", r.from_bytes},
+                              {"to_bytes", r.to_bytes ? nlohmann::json(*r.to_bytes) : nullptr},
+                              {"algorithm", r.algorithm}};
+      if (is_mpich(format)) {
+        range["function"] = r.library_function;
+        range["stock_function"] = r.stock;
+        range["stock_algorithm"] = r.stock_algorithm;
+        range["unchanged"] = r.library_function == r.stock;
+      } else {
+        range["ompi_algorithm"] = r.library_function;
+      }
+      ranges.push_back(std::move(range));
+    }
+    out.push_back({{"collective", d.collective}, {"comm_size", d.comm_size}, {"ranges", ranges}});
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_select_command(CLI::App& app, const Global& global) {
@@ -262,8 +360,12 @@ void add_select_command(CLI::App& app, const Global& global) {
   cmd->add_option("--hop-latency", a->hop_latency,
                   "Latency per link beyond the calibrated pair's, e.g. 100ns (default 0)");
   cmd->add_flag("--no-collisions", a->no_collisions, "Time steps as t(M), ignoring the topology");
-  cmd->add_option("--export", a->export_format, "Write the decision: ompi-rules or mpich-json")
-      ->check(CLI::IsMember({"ompi-rules", "mpich-json"}));
+  cmd->add_option("--export", a->export_format,
+                  "Write the decision as a tuning file: ompi-rules (Open MPI coll_tuned rules, "
+                  "classic format: Open MPI 4.1 and 5.0), ompi5-rules (the same in Open MPI 5's "
+                  "rule-file-version-2 format), or mpich-json (MPICH 4.0.2's own selection with "
+                  "the decision spliced in); prints what the file changes")
+      ->check(CLI::IsMember({"ompi-rules", "ompi5-rules", "mpich-json"}));
   cmd->add_option("-o,--output", a->output, "File for --export");
   cmd->add_option("--plot", a->plot, "Also draw predicted time against size (.png or .svg)");
   cmd->add_option("--confidence", a->confidence,
@@ -287,9 +389,8 @@ void add_select_command(CLI::App& app, const Global& global) {
     // A decision to export may only pick what the library runs: without --algorithms, only
     // those are candidates (choreo's own pipelined bcast, e.g., is not in Open MPI).
     if (!a->export_format.empty() && r.only.empty())
-      r.only = exportable_algorithms(r.collective, a->export_format == "ompi-rules"
-                                                       ? TuningLibrary::OpenMpi
-                                                       : TuningLibrary::Mpich);
+      r.only = exportable_algorithms(
+          r.collective, is_mpich(a->export_format) ? TuningLibrary::Mpich : TuningLibrary::OpenMpi);
     std::vector<std::string> notes;
     if (profile) {
       notes = select::extrapolation_notes(*profile, r);
@@ -301,23 +402,40 @@ void add_select_command(CLI::App& app, const Global& global) {
       }
     }
     const select::Selection s = select::select_algorithms(r);
+    std::vector<DecisionChanges> changes;
     if (!a->export_format.empty()) {
       const auto decisions = std::vector<CollectiveDecision>{decision_of(s, r)};
-      const std::string text = a->export_format == "ompi-rules" ? ompi_rules_text(decisions)
-                                                                : mpich_csel_json(decisions);
+      std::string text;
+      if (is_mpich(a->export_format)) {
+        text = mpich_csel_json(decisions);
+        changes = mpich_export_changes(decisions);
+      } else {
+        text = ompi_rules_text(decisions, a->export_format == "ompi5-rules" ? OmpiRulesFormat::v2
+                                                                            : OmpiRulesFormat::v1);
+        changes = ompi_export_changes(decisions);
+      }
       std::ofstream out(a->output);
       if (!(out << text)) throw Error(fmt::format("cannot write {}", a->output));
     }
     if (!a->plot.empty()) plot(s, r, *a, !notes.empty(), a->plot);
     if (global.json) {
       auto j = as_json(s, r, *a, notes);
-      if (!a->export_format.empty())
-        j["export"] = {{"format", a->export_format}, {"file", a->output}};
+      if (!a->export_format.empty()) {
+        const std::vector<std::string> lines = change_lines(changes, a->export_format);
+        j["export"] = {{"format", a->export_format},
+                       {"file", a->output},
+                       {"changes", changes_json(changes, a->export_format)},
+                       {"everything_else", lines.back()}};
+      }
       print_json(j);
       return;
     }
     print_table(s, r, *a, notes);
-    if (!a->export_format.empty()) fmt::print("wrote {} ({})\n", a->output, a->export_format);
+    if (!a->export_format.empty()) {
+      fmt::print("wrote {} ({})\n", a->output, a->export_format);
+      for (const std::string& line : change_lines(changes, a->export_format))
+        fmt::print("{}\n", line);
+    }
   });
 }
 
