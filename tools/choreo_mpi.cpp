@@ -21,12 +21,15 @@
 #include "choreo/mpi/fault.hpp"
 #include "command_line.hpp"
 #include "redist_run.hpp"
+#include "size_sweep.hpp"
 
 namespace {
 
 struct RunArgs {
   std::string schedule, label, output;
-  std::string call;  ///< collective: which MPI collective
+  std::string call;      ///< collective: which MPI collective
+  std::string generate;  ///< run: choreo's generator instead of a file, with --sizes
+  std::string sizes;     ///< MIN:MAX: an OSU-style sweep
   choreo::mpi::RunOptions options;
   bool json = false;
 };
@@ -60,7 +63,34 @@ auto load_everywhere(const std::string& path, int rank, Load load) {
   return loaded;
 }
 
+/// What to run, checked alike on every rank before anything runs: a file, or a sweep of a
+/// generated schedule (run) or of the call on generated patterns (collective).
+bool is_sweep(const RunArgs& args, bool collective) {
+  const bool file = !args.schedule.empty();
+  if (!collective && !args.generate.empty() && file)
+    throw choreo::Error("give a SCHEDULE file or --generate COLL:ALGO, not both");
+  if (!collective && !args.generate.empty() && args.sizes.empty())
+    throw choreo::Error("--generate needs the sizes to run: add --sizes MIN:MAX, e.g. 1:1M");
+  if (!args.sizes.empty() && file)
+    throw choreo::Error(fmt::format(
+        "--sizes sweeps generated {}: a {} file has its own sizes; drop one of them",
+        collective ? "patterns" : "schedules (--generate)", collective ? "PATTERN" : "SCHEDULE"));
+  if (!args.sizes.empty()) return true;
+  if (!file)
+    throw choreo::Error(collective ? "give a PATTERN file, or --sizes MIN:MAX for a sweep"
+                                   : "give a SCHEDULE file, or --generate COLL:ALGO --sizes "
+                                     "MIN:MAX for a sweep");
+  return false;
+}
+
 int run_command(const RunArgs& args, int rank, bool collective) {
+  if (is_sweep(args, collective)) {
+    choreo::tools::SweepArgs sweep{
+        args.generate, args.call, choreo::select::size_range(args.sizes), args.options, args.label,
+        args.output,   args.json};
+    choreo::tools::run_sweep(sweep, MPI_COMM_WORLD);
+    return 0;
+  }
   choreo::RunResult result;
   if (collective) {
     const auto pattern = load_everywhere(args.schedule, rank, choreo::load_pattern);
@@ -82,6 +112,13 @@ int run_command(const RunArgs& args, int rank, bool collective) {
   return 0;
 }
 
+void add_sweep_option(CLI::App* sub, RunArgs& args) {
+  sub->add_option("--sizes", args.sizes,
+                  "MIN:MAX bytes, e.g. 1:1M: one run per power of two, printed as OSU's "
+                  "benchmarks print (size, then microseconds); bytes per rank pair (per rank for "
+                  "allgather, the message for bcast); -o and --json write choreo.sweep/1");
+}
+
 void add_timing_options(CLI::App* sub, RunArgs& args) {
   sub->add_option("--warmup", args.options.warmup, "Untimed iterations first (default 2)")
       ->check(choreo::tools::at_least(0));
@@ -93,7 +130,8 @@ void add_timing_options(CLI::App* sub, RunArgs& args) {
   sub->add_option("--timeout", args.options.timeout_seconds,
                   "Seconds a rank may wait with nothing completing before the run ends, each "
                   "rank printing what it still waits for; `run` adds the longest rank's calc "
-                  "and delay time (default 60; 0: never)")
+                  "and delay time (default 60; 0: never; or e.g. 90s)")
+      ->transform(choreo::tools::time_seconds())
       ->check(CLI::Range(0.0, 1e9));
 }
 
@@ -112,15 +150,19 @@ int main(int argc, char** argv) {
       "run",
       "Run a schedule: persistent requests, warm-up, timed iterations; every received "
       "byte is verified. Prints the slowest rank's time per iteration (median, min, max).");
-  run->add_option("SCHEDULE", args.schedule, "Schedule file (.json or .goal)")->required();
+  run->add_option("SCHEDULE", args.schedule, "Schedule file (.json or .goal)");
+  run->add_option("--generate", args.generate,
+                  "Instead of a file, choreo's generated collective, e.g. allgather:ring or "
+                  "allreduce:recdbl (ranks: the run's), at every --sizes");
+  add_sweep_option(run, args);
   add_timing_options(run, args);
 
   auto* coll = app.add_subcommand(
       "collective",
       "Run the MPI library's own collective on a pattern (the baselines of paper 000's Table "
       "3): timed and verified like `run`");
-  coll->add_option("PATTERN", args.schedule, "Pattern file (.json, from `choreo pattern`)")
-      ->required();
+  coll->add_option("PATTERN", args.schedule, "Pattern file (.json, from `choreo pattern`)");
+  add_sweep_option(coll, args);
   coll->add_option("--call", args.call,
                    "bcast|scatter (one root sending equal messages), gather, allgather|alltoall "
                    "(full alltoall), alltoallv, neighbor_alltoallv (any pattern; not in SMPI)")
@@ -136,8 +178,10 @@ int main(int argc, char** argv) {
       "Fig. 5) and print the best");
   sweep->add_option("--bytes", calibrate.bytes, "Bytes per message, e.g. 63K (default 64512)")
       ->transform(choreo::tools::byte_size());
-  sweep->add_option("--from", calibrate.from_ns, "Smallest delay, ns (default 0)");
-  sweep->add_option("--to", calibrate.to_ns, "Largest delay, ns (default 1000000)");
+  sweep->add_option("--from", calibrate.from_ns, "Smallest delay: ns or e.g. 50us (default 0)")
+      ->transform(choreo::tools::time_ns());
+  sweep->add_option("--to", calibrate.to_ns, "Largest delay: ns or e.g. 1ms (default 1000000)")
+      ->transform(choreo::tools::time_ns());
   sweep->add_option("--steps", calibrate.steps, "Delays tried (default 11)")
       ->check(choreo::tools::positive());
   sweep->add_option("--reps", calibrate.reps, "Timed iterations per delay (default 20)")
@@ -168,8 +212,11 @@ int main(int argc, char** argv) {
                       "(default 0.02)");
   measure->add_option("--min-reps", machine.min_reps, "Samples per size, at least (default 10)");
   measure->add_option("--max-reps", machine.max_reps, "Samples per size, at most (default 200)");
-  measure->add_option("--time-limit", machine.time_limit,
-                      "Seconds the sizes share; each gets at least --min-reps (default 90)");
+  measure
+      ->add_option("--time-limit", machine.time_limit,
+                   "Time the sizes share: seconds, or e.g. 90s; each gets at least --min-reps "
+                   "(default 90)")
+      ->transform(choreo::tools::time_seconds());
   measure
       ->add_option("--cache-bytes", machine.cache_bytes,
                    "Last-level cache size the memcpy must defeat, e.g. 32M (default: detected)")

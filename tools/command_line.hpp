@@ -6,10 +6,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "choreo/error.hpp"
-#include "choreo/select.hpp"  // parse_size
+#include "choreo/platform.hpp"  // parse_latency, parse_bandwidth
+#include "choreo/select.hpp"    // parse_size
 
 namespace choreo::tools {
 
@@ -53,6 +55,47 @@ inline CLI::Validator byte_size() {
       },
       "BYTES");
 }
+
+/// A time in the option's own unit (`unit_seconds`: 1e-9 for ns, 1 for s): a bare number is
+/// read in that unit, as before units were accepted ("400000" ns); with a unit ("400us",
+/// "1.5ms", "2s") it is converted. A transform: the option then reads the plain number,
+/// rounded to a whole number when `whole` (integer options).
+inline CLI::Validator time_in(double unit_seconds, bool whole) {
+  return CLI::Validator(
+      [unit_seconds, whole](std::string& text) -> std::string {
+        double bare = 0;
+        if (CLI::detail::lexical_cast(text, bare)) return {};  // already in the option's unit
+        try {
+          const double value = parse_latency(text) / unit_seconds;
+          text = whole ? std::to_string(std::llround(value)) : fmt::format("{:.17g}", value);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      unit_seconds == 1 ? "SECONDS" : "NS");
+}
+inline CLI::Validator time_ns() { return time_in(1e-9, true); }
+inline CLI::Validator time_ns_fraction() { return time_in(1e-9, false); }
+inline CLI::Validator time_seconds() { return time_in(1, false); }
+
+/// A cost per byte in the option's unit (`unit_seconds` per byte: 1e-9 for ns/B): a bare number
+/// in that unit, or a bandwidth ("1Gbps" is 8 ns/B, "10GBps" 0.1 ns/B).
+inline CLI::Validator per_byte_in(double unit_seconds) {
+  return CLI::Validator(
+      [unit_seconds](std::string& text) -> std::string {
+        double bare = 0;
+        if (CLI::detail::lexical_cast(text, bare)) return {};
+        try {
+          text = fmt::format("{:.17g}", 1 / parse_bandwidth(text) / unit_seconds);
+        } catch (const Error& e) {
+          return e.what();
+        }
+        return {};
+      },
+      unit_seconds == 1 ? "S/BYTE" : "NS/BYTE");
+}
+inline CLI::Validator per_byte_ns() { return per_byte_in(1e-9); }
 
 /// The answer to a command-line mistake: help and version print as CLI11 does (exit 0);
 /// anything else is one line on stderr and exit code 1, like every other bad input.

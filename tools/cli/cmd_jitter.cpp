@@ -16,6 +16,7 @@
 #include "choreo/jitter/noise.hpp"
 #include "choreo/jitter/study.hpp"
 #include "cli/jitter_plot.hpp"
+#include "command_line.hpp"
 
 namespace choreo::cli {
 namespace {
@@ -232,16 +233,30 @@ void add_jitter_command(CLI::App& app, const Global& global) {
   cmd->add_option("--x-range", a->x_range,
                   "LO:HI of the axis (default 1e-1:1e2 for tcomm, 1e-4:1e-1 for duty)");
   cmd->add_option("--steps-per-decade", a->steps_per_decade, "x values per decade (default 1)");
-  cmd->add_option("--alpha", a->params.alpha, "Latency, s (default 1e-6)");
-  cmd->add_option("--beta", a->params.beta, "Network s/byte (default 1e-9: 1 GB/s)");
-  cmd->add_option("--gamma", a->params.gamma, "Reduction s/byte (default 1e-10: 10 GB/s)");
-  cmd->add_option("--bytes", a->params.bytes, "N, unless --axis tcomm sets it (default 8)");
-  cmd->add_option("--period", a->params.os_period, "OS jitter period, s (default 1e-3)");
+  const auto seconds = choreo::tools::time_seconds();
+  const auto per_byte = choreo::tools::per_byte_in(1);
+  cmd->add_option("--alpha", a->params.alpha, "Latency: s or e.g. 1us (default 1e-6)")
+      ->transform(seconds);
+  cmd->add_option("--beta", a->params.beta, "Network s/byte or a bandwidth (default 1e-9: 1GBps)")
+      ->transform(per_byte);
+  cmd->add_option("--gamma", a->params.gamma,
+                  "Reduction s/byte or a bandwidth (default 1e-10: 10GBps)")
+      ->transform(per_byte);
+  cmd->add_option("--bytes", a->params.bytes,
+                  "N: bytes or e.g. 64K, unless --axis tcomm sets it (default 8)")
+      ->transform(choreo::tools::byte_size());
+  cmd->add_option("--period", a->params.os_period, "OS jitter period: s or e.g. 1ms (default 1e-3)")
+      ->transform(seconds);
   cmd->add_option("--duration", a->params.os_duration,
-                  "OS jitter duration, s, unless --axis duty sets it (default 1e-5)");
-  cmd->add_option("--net-period", a->net_period, "Network noise mean spacing (default: --period)");
+                  "OS jitter duration: s or e.g. 10us, unless --axis duty sets it (default 1e-5)")
+      ->transform(seconds);
+  cmd->add_option("--net-period", a->net_period,
+                  "Network noise mean spacing: s or e.g. 1ms (default: --period)")
+      ->transform(seconds);
   cmd->add_option("--net-duration", a->net_duration,
-                  "Network noise delay per arrival (default: the OS duration; 0: off)");
+                  "Network noise delay per arrival: s or e.g. 10us (default: the OS duration; 0: "
+                  "off)")
+      ->transform(seconds);
   cmd->add_option("--coupling", a->coupling,
                   "exchange: wait for the partner (default); independent: the paper's "
                   "per-rank sums")

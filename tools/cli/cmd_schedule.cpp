@@ -162,22 +162,30 @@ void add_schedule_command(CLI::App& app, const Global& global) {
   cmd->add_option("--profile", a->profile,
                   "auto: predict on this machine profile's LogGP fit (`choreo-mpi calibrate`) "
                   "instead of LogGOPSim's defaults");
-  cmd->add_option("--delta", a->delta_ns, "Delay per empty slot, ns (default 400000, paper 000)")
+  cmd->add_option("--delta", a->delta_ns,
+                  "Delay per empty slot: ns, or with a unit (default 400000 = 400us, paper 000)")
+      ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
   cmd->add_flag("--paced", a->paced,
                 "ring, delay, optimal: every slot lasts --delta (time-slotted), not only the empty "
                 "ones; set --delta to one message's port time");
   // auto predicts on its own model (LogGOPSim's defaults or the profile's fit); what is given
   // here replaces those parameters, so `--algo auto --G 8` plans for 1 Gb/s.
-  auto* L_option = cmd->add_option("--L", a->model.L, "Prediction model: latency, ns")
+  auto* L_option = cmd->add_option("--L", a->model.L, "Prediction model: latency, ns or e.g. 100us")
+                       ->transform(choreo::tools::time_ns())
                        ->check(choreo::tools::at_least(0));
-  auto* o_option = cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns")
+  auto* o_option = cmd->add_option("--o", a->model.o, "Prediction model: overhead, ns or e.g. 2us")
+                       ->transform(choreo::tools::time_ns())
                        ->check(choreo::tools::at_least(0));
-  auto* G_option = cmd->add_option("--G", a->model.G, "Prediction model: gap per byte, ns")
-                       ->check(choreo::tools::at_least(0));
+  auto* G_option =
+      cmd->add_option("--G", a->model.G,
+                      "Prediction model: gap per byte, ns/B or a bandwidth (1Gbps = 8)")
+          ->transform(choreo::tools::per_byte_ns())
+          ->check(choreo::tools::at_least(0));
   auto* per_byte =
       cmd->add_option("--ns-per-byte", a->ns_per_byte,
                       "openshop: ns a byte holds a port, for the delays (default 8: 1 Gb/s)")
+          ->transform(choreo::tools::per_byte_ns())
           ->check(choreo::tools::positive());
   cmd->add_option("--bandwidth", a->bandwidth,
                   "openshop: port bandwidth instead of --ns-per-byte, e.g. 1Gbps or 125MBps")

@@ -191,8 +191,12 @@ void add_sim_command(CLI::App& app, const Global& global) {
                   "(equal bandwidth shares)");
   add_placement_option(*cmd, a->placement);
   cmd->add_option("--link-G", a->link_G,
-                  "ns per byte a message holds each link of its route (default: G)");
-  cmd->add_option("--hop-latency", a->hop_latency, "ns added per link crossed (default 0)")
+                  "ns per byte a message holds each link of its route, or that link's bandwidth "
+                  "(default: G)")
+      ->transform(choreo::tools::per_byte_ns());
+  cmd->add_option("--hop-latency", a->hop_latency,
+                  "Added per link crossed: ns or e.g. 100ns (default 0)")
+      ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
   cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
   cmd->add_option("--noise", a->noise,
@@ -207,17 +211,24 @@ void add_sim_command(CLI::App& app, const Global& global) {
                   "Write a Chrome trace (JSON; open it in ui.perfetto.dev): a process per rank, "
                   "a track per kind of op (overlapping ops on extra lanes), an arrow from each "
                   "send to its receive, each op's bytes, peer, tag, slot and index as arguments");
-  cmd->add_option("--L", a->params.L, "Latency, ns (default 2500)")
+  cmd->add_option("--L", a->params.L, "Latency: ns or e.g. 2.5us (default 2500)")
+      ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
-  cmd->add_option("--o", a->params.o, "CPU overhead per message, ns (default 1500)")
+  cmd->add_option("--o", a->params.o, "CPU overhead per message: ns or e.g. 1.5us (default 1500)")
+      ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
-  cmd->add_option("--g", a->params.g, "NIC gap per message, ns (default 1000)")
+  cmd->add_option("--g", a->params.g, "NIC gap per message: ns or e.g. 1us (default 1000)")
+      ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
-  cmd->add_option("--G", a->params.G, "NIC gap per byte, ns (default 6)")
+  cmd->add_option("--G", a->params.G,
+                  "NIC gap per byte: ns/B or a bandwidth, 1Gbps = 8 (default 6)")
+      ->transform(choreo::tools::per_byte_ns())
       ->check(choreo::tools::at_least(0));
-  cmd->add_option("--O", a->params.O, "CPU overhead per byte, ns (default 0)")
+  cmd->add_option("--O", a->params.O, "CPU overhead per byte: ns/B or a bandwidth (default 0)")
+      ->transform(choreo::tools::per_byte_ns())
       ->check(choreo::tools::at_least(0));
-  cmd->add_option("--S", a->params.S, "Largest eager message, bytes (default 65535)")
+  cmd->add_option("--S", a->params.S, "Largest eager message: bytes or e.g. 64K (default 65535)")
+      ->transform(choreo::tools::byte_size())
       ->check(choreo::tools::at_least(0));
   cmd->add_flag("--dma-receive", a->dma_receive,
                 "The receiving CPU pays o + (s-1)O and the NIC alone moves the bytes (LogGOPSim "
