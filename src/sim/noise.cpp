@@ -10,20 +10,30 @@
 
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
+#include "choreo/platform.hpp"
 
 namespace choreo::sim {
 namespace {
 
 constexpr const char* kForms =
-    "use os:period=NS,duration=NS[,phase=random|same|NS], trace:PATH[,phase=random|same|NS], "
-    "net:period=NS,duration=NS or seed=N";
+    "use os:period=T,duration=T[,phase=random|same|T], trace:PATH[,phase=random|same|T], "
+    "net:period=T,duration=T or seed=N (T: ns, or with a unit: 50us)";
 
+/// Nanoseconds, bare ("50000") or with a unit ("50us", "1ms"), as every time option takes them.
 std::int64_t parse_ns(std::string_view value, std::string_view key) {
   std::int64_t v = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || v < 0)
-    throw Error(fmt::format("noise: {}={} must be a whole number of nanoseconds >= 0", key, value));
-  return v;
+  if (ec == std::errc() && end == value.data() + value.size() && v >= 0) return v;
+  double seconds = -1;
+  try {
+    seconds = parse_latency(value);
+  } catch (const Error&) {
+  }
+  if (!(seconds >= 0) || seconds * 1e9 > 9e18)
+    throw Error(
+        fmt::format("noise: {}={} must be a time >= 0: whole nanoseconds or with a unit, e.g. 50us",
+                    key, value));
+  return std::llround(seconds * 1e9);
 }
 
 /// Splits "a=1,b=2" into pairs.

@@ -108,6 +108,18 @@ TEST(SimNoise, NetworkDelaysCoverTheExpectedShareOfTime) {
   EXPECT_NEAR(static_cast<double>(delayed) / samples, 0.1, 0.01);
 }
 
+TEST(SimNoise, TimesTakeUnits) {
+  NoiseSpec spec;
+  add_noise(spec, "os:period=1ms,duration=50us");
+  add_noise(spec, "net:period=2.5us,duration=1500");
+  EXPECT_EQ(spec.os_period, 1000000);
+  EXPECT_EQ(spec.os_duration, 50000);
+  EXPECT_EQ(spec.net_period, 2500);
+  EXPECT_EQ(spec.net_duration, 1500);
+  EXPECT_THROW(add_noise(spec, "os:period=1parsec,duration=1"), Error);
+  EXPECT_THROW(add_noise(spec, "os:period=-1ms,duration=1"), Error);
+}
+
 TEST(SimNoise, BadSpellings) {
   NoiseSpec spec;
   for (const char* bad : {"os:period=10", "os:period=10,duration=10", "os:period=x,duration=1",

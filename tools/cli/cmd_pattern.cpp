@@ -9,6 +9,7 @@
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/pattern.hpp"
+#include "choreo/select.hpp"
 #include "cli/common.hpp"
 #include "command_line.hpp"
 
@@ -31,8 +32,8 @@ struct PatternArgs {
 std::pair<std::int64_t, std::int64_t> parse_sizes(std::string_view text) {
   auto fail = [&] {
     return Error(
-        fmt::format("--sizes '{}': write uniform:MIN:MAX with MIN and MAX whole bytes, e.g. "
-                    "uniform:1024:1048576",
+        fmt::format("--sizes '{}': write uniform:MIN:MAX with MIN and MAX in bytes, e.g. "
+                    "uniform:1024:1048576 or uniform:1K:1M",
                     text));
   };
   constexpr std::string_view kind = "uniform:";
@@ -41,11 +42,11 @@ std::pair<std::int64_t, std::int64_t> parse_sizes(std::string_view text) {
   const std::size_t colon = rest.find(':');
   if (colon == std::string_view::npos) throw fail();
   auto number = [&](std::string_view digits) {
-    std::int64_t value = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (error != std::errc{} || end != digits.data() + digits.size() || digits.empty())
+    try {
+      return select::parse_size(digits);  // 1024, 1K, 1KiB, 1M
+    } catch (const Error&) {
       throw fail();
-    return value;
+    }
   };
   return {number(rest.substr(0, colon)), number(rest.substr(colon + 1))};
 }

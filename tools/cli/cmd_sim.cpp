@@ -200,9 +200,10 @@ void add_sim_command(CLI::App& app, const Global& global) {
       ->check(choreo::tools::at_least(0));
   cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
   cmd->add_option("--noise", a->noise,
-                  "Noise, repeatable: os:period=NS,duration=NS[,phase=random|same], "
+                  "Noise, repeatable (times in ns, or with a unit: 50us): "
+                  "os:period=T,duration=T[,phase=random|same], "
                   "trace:PATH[,phase=random|same] (LogGOPSim's start<TAB>duration format), "
-                  "net:period=NS,duration=NS, seed=N");
+                  "net:period=T,duration=T, seed=N");
   cmd->add_option("-o,--output", a->output,
                   "Also write the result as a run (choreo.run/1 JSON) for `choreo report`");
   cmd->add_option("--label", a->label, "Free text naming this run in reports");

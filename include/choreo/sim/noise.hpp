@@ -28,6 +28,7 @@ struct NoiseSpec {
 };
 
 /// Adds one `--noise` spelling to spec:
+///   (every time: whole nanoseconds, or with a unit, "50us", "1ms")
 ///   os:period=NS,duration=NS[,phase=random|same|NS]
 ///   trace:PATH[,phase=random|same|NS]
 ///   net:period=NS,duration=NS
