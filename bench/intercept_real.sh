@@ -268,7 +268,7 @@ count=$(echo "$panels" | wc -w)
   echo "set output '$out/overhead.png'"
   echo "set multiplot layout 1,$count title 'osu_alltoallv with libchoreo_pmpi.so / without on this machine (median of $reps paired runs)'"
   echo "set logscale x 2; set xlabel 'bytes per message'; set ylabel 'time with / without the library'"
-  echo "set grid; set key top left font ',8'; set yrange [0.6:1.6]; set format x '%.0s%cB'"
+  echo "set grid; set key top left font ',8'; set yrange [*<0.6:1.6<*]; set format x '%.0b %BB'"
   echo "set arrow from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 2 lc rgb 'red'"
   echo "set label '1.05' at graph 0.93, first 1.07 tc rgb 'red'"
   for library in $panels; do

@@ -96,15 +96,14 @@ for c in $cases; do
 set terminal pngcairo noenhanced size 800,480 font ',10'
 set datafile separator ','
 set logscale x 2
-set xtics 16
-set format x '%.0b%BB'  # 16B, 4kiB, 1MiB: powers of 1024
+set xtics ('1 B' 1, '16 B' 16, '256 B' 256, '4 KiB' 4096, '64 KiB' 65536, '1 MiB' 1048576, '16 MiB' 16777216, '256 MiB' 268435456)
 set grid
 set key outside right
 set xlabel 'bytes per rank'
 set output '$out/ratio-$setting-$topo.png'
 set title 'allgather, $setting, $topo: predicted / measured (paper 001 Figs. 4-5)'
 set ylabel 'predicted / measured'
-set yrange [0:2]
+set yrange [0:2<*]  # 0 to 2, further when a ratio is above 2: nothing clipped
 plot ${ratio_plot%,}, 1 notitle lc rgb 'black'
 set output '$out/times-$setting-$topo.png'
 set title 'allgather, $setting, $topo: measured and predicted (paper 001 Figs. 6-7)'
