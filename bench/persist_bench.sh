@@ -54,9 +54,8 @@ xtics_for() {  # CSV -> gnuplot xtics list at powers of 4 (or 16, 64) within the
   # At most about 8 ticks: every 4x, or every 16x or 64x over a wide range.
   local step=4
   while (( low * step ** 8 < high )); do step=$((step * 4)); done
-  for ((b = 1; b <= high; b *= step)); do
-    (( b >= low )) && list+="\"$(size_tick $b)\" $b, "
-  done
+  for ((b = 1; b < low; b *= 4)); do :; done  # the first power of 4 from the smallest size
+  for (( ; b <= high; b *= step)); do list+="\"$(size_tick $b)\" $b, "; done
   echo "${list%, }"
 }
 time_tics() {  # MIN MAX (us) -> gnuplot ytics list at decades, labelled in us/ms/s
@@ -108,7 +107,8 @@ set ytics ($(time_tics "$lo" "$hi"))
 set yrange [$lo/1.5:$hi*1.5]
 "
     else
-      script+="set yrange [$(awk -v v="$lo" 'BEGIN { print (v < -100 ? v * 1.05 : -105) }'):105]
+      script+="set key bottom right
+set yrange [$(awk -v v="$lo" 'BEGIN { print (v < -100 ? v * 1.05 : -105) }'):105]
 "
     fi
     local first=1
