@@ -38,7 +38,7 @@ the ratios are of those measurements, never of figures from another day.
   --choreo PATH           choreo binary (default build/default/tools/choreo, built if missing)
   --loggopsim DIR         directory with LogGOPSim's txt2bin, LogGOPSim and LogGOPSim_stable
                           (default DIR/loggopsim under -o, built there once with
-                          $LOGGOPSIM_BUILD, default /work/shared/anchors/build_loggopsim.sh,
+                          $LOGGOPSIM_BUILD, default ../shared/anchors/build_loggopsim.sh,
                           and reused while the binaries exist)
   --no-loggopsim          skip the peer: its columns stay empty
   --loggopsim-max-log2 K  run LogGOPSim up to 2^K ranks, 10 <= K <= 20 (default 18: its
@@ -108,7 +108,8 @@ runs_csv=$outdir/sim_scale_runs.csv
 png=$outdir/sim_scale.png
 
 # The peer: LogGOPSim from the anchor snapshot, built once into $outdir/loggopsim by default.
-lgs_build=${LOGGOPSIM_BUILD:-/work/shared/anchors/build_loggopsim.sh}
+# The anchor snapshot sits beside the repository (../shared/anchors), as in the workplace.
+lgs_build=${LOGGOPSIM_BUILD:-$(cd .. && pwd)/shared/anchors/build_loggopsim.sh}
 lgs_note=
 if ((use_lgs)); then
   explicit_dir=${lgs_dir:+1}
