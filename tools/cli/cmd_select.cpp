@@ -91,23 +91,6 @@ std::vector<std::string> split_list(const std::string& text) {
   return out;
 }
 
-/// A size as a tick label: "8 B", "1 KiB", "64 MiB".
-std::string size_tick(std::int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  int unit = 0;
-  while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0) bytes /= 1024, ++unit;
-  return fmt::format("{} {}", bytes, units[unit]);
-}
-
-/// A time as a tick label: "1 us", "10 ms".
-std::string time_tick(double seconds) {
-  const std::pair<double, const char*> units[] = {
-      {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
-  for (const auto& [scale, name] : units)
-    if (seconds >= scale * 0.999) return fmt::format("{:g} {}", seconds / scale, name);
-  return fmt::format("{:g} s", seconds);
-}
-
 /// Predicted time against size, one line per algorithm, log-log, through gnuplot; the
 /// decision drawn under them as a wide grey band, the crossovers as dotted lines.
 void plot(const select::Selection& s, const select::Request& r, const SelectArgs& a,
@@ -117,12 +100,8 @@ void plot(const select::Selection& s, const select::Request& r, const SelectArgs
   for (const auto& c : s.curves)
     for (const auto& t : c.seconds)
       if (t && *t > 0) low = std::min(low, *t), high = std::max(high, *t);
-  std::string xtics, ytics;
-  for (std::int64_t b = 1; b <= s.sizes.back(); b *= 4)
-    if (b >= s.sizes.front())
-      xtics += fmt::format("{}'{}' {}", xtics.empty() ? "" : ", ", size_tick(b), b);
-  for (double t = std::pow(10, std::floor(std::log10(low))); t <= high * 10; t *= 10)
-    ytics += fmt::format("{}'{}' {:g}", ytics.empty() ? "" : ", ", time_tick(t), t);
+  const std::string xtics = size_tics(s.sizes.front(), s.sizes.back());
+  const std::string ytics = time_tics(low, high);
   const std::string machine =
       a.profile.empty()
           ? fmt::format("Hockney {} + M / {}", a.alpha, a.bandwidth)
