@@ -78,7 +78,15 @@ struct Subject {
 
 struct Figures {
   double init_us = 0, start_us = 0, total_us = 0;
+  double total_q1_us = 0, total_q3_us = 0;  ///< the spread of the repetitions' totals
 };
+
+/// The q-quantile by nearest rank (q in [0, 1]).
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const auto last = static_cast<double>(values.size() - 1);
+  return values[static_cast<std::size_t>(std::lround(q * last))];
+}
 
 int repetitions_for(std::int64_t bytes) {
   if (bytes <= 64 * 1024) return 200;
@@ -133,6 +141,8 @@ std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::in
   for (std::size_t i = 0; i < subjects.size(); ++i) {
     out[i].start_us = max_over_ranks(median(starts[i]));
     out[i].total_us = median(totals[i]);
+    out[i].total_q1_us = quantile(totals[i], 0.25);
+    out[i].total_q3_us = quantile(totals[i], 0.75);
   }
   return out;
 }
@@ -241,7 +251,8 @@ void run(const Settings& settings, int rank, int ranks) {
     std::fprintf(
         csv,
         "ranks,bytes,impl,init_us,start_us,total_us,bandwidth_MiBps,"
-        "compute_us,overlapped_us,hidden_pct,sleep_overlapped_us,sleep_hidden_pct,choice\n");
+        "compute_us,overlapped_us,hidden_pct,sleep_overlapped_us,sleep_hidden_pct,total_q1_us,"
+        "total_q3_us,choice\n");
     fmt::print("{:>10} {:<30} {:>10} {:>9} {:>11} {:>10} {:>8} {:>8}\n", "bytes", "implementation",
                "init us", "start us", "total us", "MiB/s", "hidden", "(sleep)");
   }
@@ -266,10 +277,11 @@ void run(const Settings& settings, int rank, int ranks) {
       const double mibps = static_cast<double>(bytes) / (1 << 20) / (f.total_us * 1e-6);
       fmt::print("{:>10} {:<30} {:>10.2f} {:>9.3f} {:>11.2f} {:>10.1f} {:>7.1f}% {:>7.1f}%\n",
                  bytes, s.name, f.init_us, f.start_us, f.total_us, mibps, hidden, sleep_hidden);
-      std::fprintf(csv, "%d,%lld,%s,%.3f,%.4f,%.3f,%.2f,%.3f,%.3f,%.2f,%.3f,%.2f,\"%s\"\n", ranks,
-                   static_cast<long long>(bytes), s.name.c_str(), f.init_us, f.start_us, f.total_us,
-                   mibps, f.total_us, overlapped_us, hidden, sleep_overlapped_us, sleep_hidden,
-                   choice.c_str());
+      std::fprintf(csv,
+                   "%d,%lld,%s,%.3f,%.4f,%.3f,%.2f,%.3f,%.3f,%.2f,%.3f,%.2f,%.3f,%.3f,\"%s\"\n",
+                   ranks, static_cast<long long>(bytes), s.name.c_str(), f.init_us, f.start_us,
+                   f.total_us, mibps, f.total_us, overlapped_us, hidden, sleep_overlapped_us,
+                   sleep_hidden, f.total_q1_us, f.total_q3_us, choice.c_str());
       if (!choice.empty()) fmt::print("{:>10}   {}\n", "", choice);
       std::fflush(csv);
     }

@@ -41,7 +41,8 @@ fi
 # library's calls (MPI_Bcast, MPI_Ibcast, the persistent MPI_Bcast_init) as the same dashed
 # references in every panel, so twelve series never share one legend; ticks in KiB/MiB and
 # us/ms; nothing clipped (the overlap axes reach down to the lowest share measured).
-# One data file per implementation: bytes init start total bandwidth hidden hidden-with-sleep.
+# One data file per implementation: bytes init start total bandwidth hidden hidden-with-sleep
+# and the total's first and third quartiles (nan in CSVs from before they were kept).
 size_tick() {  # BYTES -> "1 KiB"
   local b=$1 units=(B KiB MiB GiB) u=0
   while (( b >= 1024 && b % 1024 == 0 && u < 3 )); do b=$((b / 1024)); u=$((u + 1)); done
@@ -70,7 +71,7 @@ for library in "${libraries[@]}"; do
   rm -f "$out/$library".*.dat
   awk -F, -v prefix="$out/$library" 'NR > 1 {
       file = prefix "." $3 ".dat"; gsub(":", "_", file)
-      print $2, $4, $5, $6, $7, $10, $12 > file }' "$csv"
+      print $2, $4, $5, $6, $7, $10, $12, ($13 == "" ? "nan" : $13), ($14 == "" ? "nan" : $14) > file }' "$csv"
   ranks=$(awk -F, 'NR == 2 { print $1 }' "$csv")
   case $library in
     mpich) who="MPICH 4.0.2, $ranks ranks" ;;
@@ -118,6 +119,9 @@ set yrange [$(awk -v v="$lo" 'BEGIN { print (v < -100 ? v * 1.05 : -105) }'):105
         local f="$out/$library.choreo_${algorithm}_${engine}.dat"
         [[ -f $f ]] || continue
         case $engine in commands) colour='#0072B2' ;; inline) colour='#D55E00' ;; *) colour='#009E73' ;; esac
+        # The total time's spread: the repetitions' quartiles as a pale band under the line.
+        [[ $name == total ]] &&
+          lines+="'$f' using 1:8:9 with filledcurves fs transparent solid 0.2 noborder lc rgb '$colour' notitle, "
         lines+="'$f' using 1:$column with linespoints pt 7 ps 0.5 lw 1.5 lc rgb '$colour' title '$engine', "
       done
       for f in "$out/$library".mpi*.dat; do
@@ -137,7 +141,7 @@ plot ${lines%, }
 "
     gnuplot <<< "$script"
   }
-  plot total 4 "total time start..wait" time
+  plot total 4 "total time start..wait (bands: quartiles of the repetitions)" time
   plot bandwidth 5 "bandwidth (MiB/s)" log
   plot start 3 "start cost" time
   plot init 2 "init cost" time
