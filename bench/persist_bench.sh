@@ -82,8 +82,8 @@ for library in "${libraries[@]}"; do
   # The choreo algorithms (choreo:ALGORITHM:ENGINE) and the library's own calls.
   algorithms=$(awk -F, 'NR > 1 && $3 ~ /^choreo:/ { split($3, p, ":"); if (!(p[2] in s)) { s[p[2]] = 1; print p[2] } }' "$csv")
   xtics=$(xtics_for "$csv")
-  plot() {  # name column ylabel time|log|linear
-    local name=$1 column=$2 ylabel=$3 scale=$4 panels=0 layout script lo hi
+  plot() {  # name column ylabel time|log|linear [title note]
+    local name=$1 column=$2 ylabel=$3 scale=$4 note=${5:-} panels=0 layout script lo hi
     panels=$(echo "$algorithms" | wc -w)
     # One y range for every panel, from the data (the CSV columns behind .dat columns 2..7).
     local csv_column=$(( (column == 2 ? 4 : column == 3 ? 5 : column == 4 ? 6 : column == 5 ? 7 : column == 6 ? 10 : 12) ))
@@ -91,7 +91,7 @@ for library in "${libraries[@]}"; do
     hi=$(awk -F, -v c=$csv_column 'NR > 1 { print $c }' "$csv" | sort -g | tail -1)
     script="set terminal pngcairo size $((360 * panels + 80)),520 noenhanced font 'sans,10'
 set output '$figures/persist_${library}_${name}.png'
-set multiplot layout 1,$panels title \"persistent broadcast: $ylabel\\n$who on this machine ($machine)\"
+set multiplot layout 1,$panels title \"persistent broadcast: $ylabel$note\\n$who on this machine ($machine)\"
 set logscale x 2
 set xtics ($xtics) rotate by -45
 set grid
@@ -141,7 +141,7 @@ plot ${lines%, }
 "
     gnuplot <<< "$script"
   }
-  plot total 4 "total time start..wait (bands: quartiles of the repetitions)" time
+  plot total 4 "total time start..wait" time " (bands: quartiles of the repetitions)"
   plot bandwidth 5 "bandwidth (MiB/s)" log
   plot start 3 "start cost" time
   plot init 2 "init cost" time
