@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "choreo/human.hpp"
 #include "cli/gnuplot.hpp"
@@ -29,6 +30,7 @@ std::pair<double, const char*> time_unit(double largest_seconds) {
 std::string speedup_text(const ReportRow& r, const std::string& baseline) {
   if (!r.speedup) return "-";
   if (r.label == baseline) return "(baseline)";
+  if (std::abs(*r.speedup - 1) < 0.005) return "as fast (1.00x)";
   if (*r.speedup >= 1) return fmt::format("{:.2f}x faster", *r.speedup);
   return fmt::format("{:.2f}x slower", 1 / *r.speedup);
 }

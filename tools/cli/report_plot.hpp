@@ -15,7 +15,8 @@ struct ReportRow {
   std::optional<double> of_bound;  ///< this median over the port bound
 };
 
-/// "1.70x faster", "1.23x slower", "(baseline)" for the baseline itself, "-" without one.
+/// "1.70x faster", "1.23x slower", "as fast (1.00x)" within half a percent, "(baseline)" for
+/// the baseline itself, "-" without one.
 std::string speedup_text(const ReportRow& row, const std::string& baseline);
 
 /// Draws `rows` to `file` (.png or .svg) through gnuplot. Throws choreo::Error when the file
