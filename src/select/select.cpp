@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
@@ -25,10 +26,20 @@ std::vector<std::string> algorithms_of(std::string_view collective) {
   return out;
 }
 
-double predict_algorithm(const Request& request, const std::string& algorithm, std::int64_t bytes) {
-  const auto schedule = coll::generate(
+namespace {
+
+sim::CompactSchedule schedule_of(const Request& request, const std::string& algorithm,
+                                 std::int64_t bytes) {
+  return coll::generate(
       fmt::format("{}:{}:ranks={}:bytes={}", request.collective, algorithm, request.ranks, bytes));
-  return model::predict(schedule, request.tables, request.network, request.collisions).seconds;
+}
+
+}  // namespace
+
+double predict_algorithm(const Request& request, const std::string& algorithm, std::int64_t bytes) {
+  return model::predict(schedule_of(request, algorithm, bytes), request.tables, request.network,
+                        request.collisions)
+      .seconds;
 }
 
 namespace {
@@ -56,23 +67,27 @@ namespace {
 std::vector<double> confidence_of(const Request& request, const Selection& s) {
   std::vector<double> confidence;
   if (request.table_draws.empty()) return confidence;
-  std::vector<int> wins(s.sizes.size(), 0);
-  Request drawn = request;
-  for (const model::CostTables& tables : request.table_draws) {
-    drawn.tables = tables;
-    for (std::size_t i = 0; i < s.sizes.size(); ++i) {
-      std::string best;
+  const auto draws = static_cast<double>(request.table_draws.size());
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+    // A schedule does not depend on the tables: generate each candidate's once per size and
+    // time it on every draw.
+    std::vector<std::pair<std::string, sim::CompactSchedule>> candidates;
+    for (const Curve& c : s.curves)
+      if (c.seconds[i])
+        candidates.emplace_back(c.algorithm, schedule_of(request, c.algorithm, s.sizes[i]));
+    int wins = 0;
+    for (const model::CostTables& tables : request.table_draws) {
+      const std::string* best = nullptr;
       double best_seconds = std::numeric_limits<double>::infinity();
-      for (const Curve& c : s.curves) {
-        if (!c.seconds[i]) continue;
-        const double t = predict_algorithm(drawn, c.algorithm, s.sizes[i]);
-        if (t < best_seconds) best_seconds = t, best = c.algorithm;
+      for (const auto& [algorithm, schedule] : candidates) {
+        const double t =
+            model::predict(schedule, tables, request.network, request.collisions).seconds;
+        if (t < best_seconds) best_seconds = t, best = &algorithm;
       }
-      wins[i] += best == s.fastest[i];
+      wins += best != nullptr && *best == s.fastest[i];
     }
+    confidence.push_back(static_cast<double>(wins) / draws);
   }
-  for (int w : wins)
-    confidence.push_back(static_cast<double>(w) / static_cast<double>(request.table_draws.size()));
   return confidence;
 }
 
