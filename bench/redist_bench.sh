@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # choreo's redistribution side by side with ScaLAPACK's pdgemr2d (docs/BENCHMARKS.md): the
 # issue's four cases on 2000x2000 doubles, ScaLAPACK's own pdgemr2d, choreo's drop-in
-# (libchoreo_scalapack.so) and the C++ RedistPlan with each data path, interleaved in one run
+# (libchoreo_scalapack.so) and the C++ RedistPlan with each data path (auto, datatype, pack,
+# shared), interleaved in one run
 # on the same arrays, every element checked. Runs:
 #   MPICH, 2 ranks on a 1x2 grid: bound to a core each, unbound, and both on one core (the
 #   binding effect, docs/redistribution.md);
@@ -73,7 +74,7 @@ for r in rows:
     mpi = r["mpi"].split(" Version")[0].split(":")[0]
     key = (mpi, r["grid"], r["binding"], r["case"])
     runs.setdefault(key, {})[r["method"]] = r
-methods = ["pdgemr2d", "choreo pdgemr2d", "auto", "datatype", "pack"]
+methods = ["pdgemr2d", "choreo pdgemr2d", "auto", "datatype", "pack", "shared"]
 print("| MPI | grid | ranks bound | case | " + " | ".join(f"{m} ms" for m in methods) +
       " | choreo pdgemr2d / pdgemr2d |")
 print("|---|---|---|---|" + "---|" * (len(methods) + 1))

@@ -207,7 +207,7 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
   if (c.whole()) {
     for (const choreo::redist::Method m :
          {choreo::redist::Method::Auto, choreo::redist::Method::Datatype,
-          choreo::redist::Method::Pack}) {
+          choreo::redist::Method::Pack, choreo::redist::Method::Shared}) {
       const std::size_t slot = plans.size();
       plans.push_back(nullptr);
       add(to_string(m), [&, m, slot](Local& x, Local& y) {
@@ -237,9 +237,9 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
   }
   for (std::size_t k = 0; k < plans.size(); ++k) {
     const RedistStats& s = plans[k]->stats();
-    int paths[3] = {s.direct_sides, s.datatype_sides, s.pack_sides};
-    MPI_Allreduce(MPI_IN_PLACE, paths, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    methods[2 + k].paths = fmt::format("{}/{}/{}", paths[0], paths[1], paths[2]);
+    int paths[4] = {s.direct_sides, s.datatype_sides, s.pack_sides, s.shared_sides};
+    MPI_Allreduce(MPI_IN_PLACE, paths, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    methods[2 + k].paths = fmt::format("{}/{}/{}/{}", paths[0], paths[1], paths[2], paths[3]);
   }
   // Timed, interleaved: every method once per repetition, in rotating order.
   for (int rep = 0; rep < args.reps; ++rep)
@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
       fmt::print("{}x{} doubles on a {}x{} grid, {}, {} (cpus {}), {} repetitions\n", args.n,
                  args.n, p, q, mpi, args.label, bound, args.reps);
       fmt::print("{:<22} {:<16} {:>12}  {:>17}  {:>7}  {:>12}  {}\n", "case", "method", "median",
-                 "[q1 q3] ms", "vs pdg", "peak extra", "paths d/t/p");
+                 "[q1 q3] ms", "vs pdg", "peak extra", "paths d/t/p/s");
       if (!args.csv.empty()) {
         const bool fresh = !std::filesystem::exists(args.csv);
         csv = std::fopen(args.csv.c_str(), "a");

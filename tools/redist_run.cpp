@@ -30,12 +30,13 @@ struct MethodResult {
 };
 
 std::vector<Method> methods_of(const std::string& name) {
-  if (name == "all") return {Method::Auto, Method::Datatype, Method::Pack};
+  if (name == "all") return {Method::Auto, Method::Datatype, Method::Pack, Method::Shared};
   if (name == "both") return {Method::Datatype, Method::Pack};
   if (name == "auto") return {Method::Auto};
   if (name == "pack") return {Method::Pack};
   if (name == "datatype") return {Method::Datatype};
-  throw Error(fmt::format("--method '{}': use auto, datatype, pack, both or all", name));
+  if (name == "shared") return {Method::Shared};
+  throw Error(fmt::format("--method '{}': use auto, datatype, pack, shared, both or all", name));
 }
 
 /// The distributions of the command line: both text forms; --shape may be left out when both
@@ -61,7 +62,7 @@ std::pair<redist::ArrayDistribution, redist::ArrayDistribution> distributions(
 }
 
 std::string paths_text(const redist::RedistStats& s) {
-  return fmt::format("{}/{}/{}", s.direct_sides, s.datatype_sides, s.pack_sides);
+  return fmt::format("{}/{}/{}/{}", s.direct_sides, s.datatype_sides, s.pack_sides, s.shared_sides);
 }
 
 redist::RedistStats max_stats(MPI_Comm comm, const redist::RedistStats& s) {
@@ -70,7 +71,7 @@ redist::RedistStats max_stats(MPI_Comm comm, const redist::RedistStats& s) {
   m.setup_seconds = redist::max_over(comm, s.setup_seconds);
   m.buffer_bytes = redist::max_over(comm, s.buffer_bytes);
   m.metadata_bytes = redist::max_over(comm, s.metadata_bytes);
-  for (int* paths : {&m.direct_sides, &m.datatype_sides, &m.pack_sides, &m.sends})
+  for (int* paths : {&m.direct_sides, &m.datatype_sides, &m.pack_sides, &m.shared_sides, &m.sends})
     MPI_Allreduce(MPI_IN_PLACE, paths, 1, MPI_INT, MPI_SUM, comm);
   for (std::int64_t* bytes : {&m.send_bytes, &m.copy_bytes})
     MPI_Allreduce(MPI_IN_PLACE, bytes, 1, MPI_INT64_T, MPI_SUM, comm);
@@ -105,7 +106,8 @@ nlohmann::json to_json(const MethodResult& r) {
           {"paths",
            {{"direct", r.stats.direct_sides},
             {"datatype", r.stats.datatype_sides},
-            {"pack", r.stats.pack_sides}}},
+            {"pack", r.stats.pack_sides},
+            {"shared", r.stats.shared_sides}}},
           {"peak_extra_bytes", r.peak_extra_bytes},
           {"bytes_verified", r.run.bytes_verified}};
 }
@@ -122,7 +124,7 @@ void print(const redist::ArrayDistribution& from, const redist::ArrayDistributio
              human_bytes(static_cast<double>(s.copy_bytes)));
   fmt::print("iterations      {} timed after {} warm-up\n", args.reps, args.warmup);
   fmt::print("{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13} {:>12}  {}\n", "method", "median",
-             "min", "plan", "setup", "buffers", "peak extra", "paths d/t/p", "verified");
+             "min", "plan", "setup", "buffers", "peak extra", "paths d/t/p/s", "verified");
   for (const MethodResult& r : results)
     fmt::print(
         "{:<9} {:>11} {:>11} {:>11} {:>11} {:>12} {:>13} {:>12}  {}, every element checked: OK\n",
@@ -134,7 +136,9 @@ void print(const redist::ArrayDistribution& from, const redist::ArrayDistributio
         paths_text(r.stats), human_bytes(static_cast<double>(r.run.bytes_verified)));
   fmt::print("array           {} per rank at most (source + target local arrays)\n",
              human_bytes(static_cast<double>(array_bytes)));
-  fmt::print("paths d/t/p     message sides sent or received directly / by datatype / packed\n");
+  fmt::print(
+      "paths d/t/p/s   message sides sent or received directly / by datatype / packed / through "
+      "shared memory\n");
 }
 
 }  // namespace
@@ -156,9 +160,10 @@ CLI::App* add_redist_command(CLI::App& app, RedistRunArgs& args) {
   run->add_option("--to", args.to, "Target distribution, e.g. 'cyclic(50),cyclic(50)@2x2'")
       ->required();
   run->add_option("--method", args.method,
-                  "auto (default: per message side, direct, datatype when small, else pack), "
-                  "datatype, pack, both (datatype and pack) or all three")
-      ->check(CLI::IsMember({"auto", "datatype", "pack", "both", "all"}));
+                  "auto (default: shared memory within a node, else per message side direct, "
+                  "datatype when small, pack; measured against datatypes), datatype, pack, "
+                  "shared (auto's paths, not measured), both (datatype and pack) or all four")
+      ->check(CLI::IsMember({"auto", "datatype", "pack", "shared", "both", "all"}));
   run->add_option("--reps", args.reps, "Timed iterations (default 10)")
       ->check(choreo::tools::positive());
   run->add_option("--warmup", args.warmup, "Untimed iterations first (default 2)")

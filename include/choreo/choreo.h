@@ -276,7 +276,8 @@ CHOREO_API int choreo_redist_local_elements(const choreo_redist_t* redist, int64
 CHOREO_API int choreo_redist_execute(choreo_redist_t* redist, const void* source,
                                      void* target) CHOREO_NOEXCEPT;
 
-/** Collective (frees datatypes and a duplicate communicator). Sets *redist to NULL. */
+/** Collective (frees datatypes, a duplicate communicator and a shared-memory window). Sets
+ * *redist to NULL. */
 CHOREO_API int choreo_redist_free(choreo_redist_t** redist) CHOREO_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -24,9 +24,10 @@ constexpr std::array<std::string_view, kFunctionCount> kFunctionNames = {
     "pitrmr2d"};
 
 /// Every variable the library reads; any other CHOREO_* name is a misspelling.
-constexpr std::array<std::string_view, 7> kVariables = {
+/// CHOREO_REDIST_NODE_RANKS is read by the redistribution itself (src/redist/node_exchange.cpp).
+constexpr std::array<std::string_view, 8> kVariables = {
     "CHOREO_MODE",    "CHOREO_PROFILE", "CHOREO_ALLREDUCE", "CHOREO_EXCHANGE",
-    "CHOREO_DISABLE", "CHOREO_REPORT",  "CHOREO_RECORD"};
+    "CHOREO_DISABLE", "CHOREO_REPORT",  "CHOREO_RECORD",    "CHOREO_REDIST_NODE_RANKS"};
 
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");

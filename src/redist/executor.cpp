@@ -9,16 +9,9 @@
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/mpi.hpp"
 #include "measured_engine.hpp"
+#include "mpi_check.hpp"
 
 namespace choreo::redist {
-namespace {
-
-void check(int status, const char* call) {
-  if (status != MPI_SUCCESS)
-    throw Error(fmt::format("{} failed (MPI error {}) in a redistribution", call, status));
-}
-
-}  // namespace
 
 struct RedistPlan::State {
   ArrayDistribution from, to;
@@ -46,8 +39,8 @@ struct RedistPlan::State {
 RedistPlan::RedistPlan(MPI_Comm comm, const ArrayDistribution& from, const ArrayDistribution& to,
                        MPI_Datatype base, const RedistOptions& options) {
   int size = 0, rank = 0;
-  check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  check(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   // Every check before any communication, so that every rank throws the same error.
   validate(from, size);
   validate(to, size);
@@ -65,9 +58,8 @@ RedistPlan::RedistPlan(MPI_Comm comm, const ArrayDistribution& from, const Array
   const double start = MPI_Wtime();
   state->plan = plan_rank(from, to, rank);
   const double plan_seconds = MPI_Wtime() - start;
-  check(MPI_Comm_dup(comm, &state->comm), "MPI_Comm_dup");
-  state->engine.emplace(state->comm, state->plan, base, options.method, options.tag,
-                        MeasuredEngine::Agreement::Collective);
+  check_mpi(MPI_Comm_dup(comm, &state->comm), "MPI_Comm_dup");
+  state->engine.emplace(state->comm, state->plan, base, options.method, options.tag);
   state->refresh_stats(plan_seconds);
   state_ = std::move(state);
 }

@@ -1,33 +1,47 @@
 #pragma once
 // Moves one rank's messages of a redistribution (a RankPlan) on MPI, each message side by the
-// data path its shape calls for (mpi.hpp: direct, datatype or pack). Built once per plan:
-// datatypes, the sections the pack loops walk and the pack buffers; execute() then posts every
-// receive, packs and sends in ring order, copies the rank's own data while the messages fly,
-// and unpacks each packed message as it arrives. Shared by RedistPlan and the ScaLAPACK entry
-// points (src/scalapack).
+// data path its shape calls for (mpi.hpp: direct, datatype or pack), or through a shared-memory
+// window where the peer is on the same node (node_exchange.hpp). Built once per plan:
+// datatypes, the sections the pack loops walk, the pack buffers and the window; execute() then
+// posts every receive, packs and sends in ring order, copies the rank's own data while the
+// messages fly, and unpacks each packed or shared message as it arrives. Shared by RedistPlan
+// and the ScaLAPACK entry points (src/scalapack).
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "choreo/redist/mpi.hpp"
+#include "node_exchange.hpp"
 
 namespace choreo::redist {
 
-enum class SidePath : std::uint8_t { Direct, Datatype, Pack };
+enum class SidePath : std::uint8_t { Direct, Datatype, Pack, Shared };
 const char* to_string(SidePath path);
 
 /// How a message side of `shape` and `bytes` moves under `method`; `plain_base`: the base
 /// type is contiguous (choreo packs it with memcpy; otherwise every side is a datatype unless
-/// `method` is Pack, which then packs with MPI_Pack on both sides).
+/// `method` is Pack, which then packs with MPI_Pack on both sides). Shared is not chosen here:
+/// it needs the peer's agreement (node_exchange.hpp); the other sides of Method::Shared move as
+/// Auto's.
 SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base);
+
+/// Whether `method` sends node-local messages through shared memory (Auto and Shared).
+bool uses_node_exchange(Method method);
 
 class MessageEngine {
  public:
   /// `comm` carries only this engine's messages (a private communicator; the caller keeps it
-  /// alive), every rank uses the same `tag` and `method`. Throws choreo::Error when a message
-  /// is too large for MPI's int counts or a datatype cannot be built.
+  /// alive), every rank uses the same `tag` and `method`. Collective over `comm` where the
+  /// method uses a node exchange and the base type is contiguous (the same on every rank).
+  /// Throws choreo::Error when a message is too large for MPI's int counts or a datatype
+  /// cannot be built.
   MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method, int tag);
+  /// The engine of `previous` for another plan of this rank whose messages have the same
+  /// peers and sizes (its local arrays' leading dimensions changed): takes over its node
+  /// exchange and the decisions made with the peers; no communication.
+  MessageEngine(const RankPlan& plan, MessageEngine&& previous);
   MessageEngine(const MessageEngine&) = delete;
   MessageEngine& operator=(const MessageEngine&) = delete;
 
@@ -48,16 +62,24 @@ class MessageEngine {
     SectionType type;                ///< datatype path, and MPI_Pack of a non-contiguous base
     std::int64_t buffer_offset = 0;  ///< pack path: bytes into the pack buffer
     int wire_count = 0;              ///< pack / direct: count of the wire type
+    int shared = -1;                 ///< shared path: the exchange's index of the message
   };
 
+  void build(const RankPlan& plan, bool new_exchange);
   void build_side(Side& side, bool sending);
   void post_receives(void* target);
-  void send_all(const void* source);
+  /// Packs and sends in ring order, unpacking shared messages as they come in between.
+  void send_all(const void* source, void* target);
   void copy_local(const void* source, void* target);
   void finish_receives(void* target);
+  /// Unpacks every shared receive whose data is ready; whether there was one.
+  bool unpack_arrived(void* target);
+  /// Unpacks a completed receive (packed or shared; nothing to do for the others).
+  void unpack_received(Side& side, void* target);
 
   MPI_Comm comm_;
   int rank_ = 0;
+  std::unique_ptr<NodeExchange> exchange_;
   int tag_ = 0;
   Method method_;
   MPI_Datatype base_;
@@ -74,6 +96,9 @@ class MessageEngine {
   std::vector<char> local_buffer_;
   std::vector<MPI_Request> receive_requests_, send_requests_;
   std::vector<int> completed_;
+  std::vector<std::size_t> shared_receives_;  ///< receives_ that come through shared memory
+  std::vector<std::size_t> shared_pending_;   ///< of those, the ones not unpacked yet
+  int mpi_receives_ = 0;
   RedistStats stats_;
 };
 

@@ -258,6 +258,8 @@ const char* to_string(Method method) {
       return "datatype";
     case Method::Pack:
       return "pack";
+    case Method::Shared:
+      return "shared";
   }
   return "?";
 }

@@ -209,8 +209,7 @@ bool serve(const Call& call) {
       plan->lld_a = a.lld, plan->lld_b = b.lld;
     } else {
       auto engine = std::make_unique<redist::MeasuredEngine>(
-          state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag,
-          redist::MeasuredEngine::Agreement::Collective);
+          state.comm, rank_plan, mpi_type(call.element), redist::Method::Auto, kTag);
       plan = &remember(state.plans, PlanEntry{key, a.lld, b.lld, std::move(engine)}, kPlansCached);
     }
     record.planned(now_ns() - start);

@@ -369,14 +369,15 @@ void run(const Config& c, int context, void* scalapack, bool twice, bool measure
     call(true, choreo);  // from the plan cache
   }
   if (measured) {
-    // Through the library's measurement window (executes 1-4 time two engines, the 5th
-    // agrees between processes), rank 0 alone changing its leading dimensions on calls 2
-    // and 5: its plan is rebuilt where the others' is reused, and every process must still
-    // meet the others at the agreement (a hang here is the failure).
+    // Through the library's measurement window (executes 0-7 alternate two engines, the 8th
+    // agrees between processes), rank 0 alone changing its leading dimensions on calls 2, 5
+    // and 6: its plan is rebuilt where the others' is reused (keeping its shared-memory
+    // links), and every process must still meet the others at the agreement (a hang here is
+    // the failure).
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int k = 0; k < 7; ++k) {
-      const bool shifted = rank == 0 && (k == 2 || k == 5);
+    for (int k = 0; k < 9; ++k) {
+      const bool shifted = rank == 0 && (k == 2 || k == 5 || k == 6);
       Local la2 = la, lb2 = lb;
       if (shifted && la2.desc[1] >= 0) la2.lld += 3, la2.desc[8] = la2.lld;
       if (shifted && lb2.desc[1] >= 0) lb2.lld += 3, lb2.desc[8] = lb2.lld;

@@ -11,16 +11,21 @@
 //  - datatype: an MPI derived datatype describes the section (paper 002's array-to-array
 //    transfer with no buffer);
 //  - pack: choreo copies the section into a buffer of its own (or out of one) and MPI moves
-//    a contiguous message.
-// Method::Auto (the default) takes direct where it can, datatypes for messages of at most
-// kDatatypeMaxBytes, and packs the rest: large messages with derived datatypes go through
-// MPI's pipelined copy, which costs a scheduler time slice per fragment when two ranks share a
-// core (125-975 ms instead of 10-20 ms for 2000x2000 doubles, measured with MPICH and Open MPI),
-// while a contiguous message takes MPI's single-copy path. So Auto is never slower than
-// packing wherever the ranks run. Method::Datatype and Method::Pack force one path (for
-// comparisons). Each side chooses alone: the message's type signature (n elements of the base
-// type) is the same either way.
-//
+//    a contiguous message;
+//  - shared: both ranks are on one node; the sender packs into a shared-memory window and the
+//    receiver unpacks out of it, MPI carrying only two empty notifications.
+// Method::Auto (the default) sends messages between ranks of one node through shared memory
+// (unless both sides are contiguous or the message is at most kDatatypeMaxBytes), and the
+// others direct where it can, by datatype up to kDatatypeMaxBytes, packed above: a large
+// message with derived datatypes goes through MPI's pipelined copy, which costs a scheduler
+// time slice per fragment when ranks share a core (125-975 ms instead of 10-20 ms for
+// 2000x2000 doubles, measured with MPICH and Open MPI), and shared memory takes two copies
+// where packing through MPI takes three, none of them waiting for the peer to run. So Auto is
+// never slower than packing wherever the ranks run; where it packs or shares, it also times the
+// all-datatype path, alternating with its own on the first eight executes, and keeps the
+// faster. Method::Datatype,
+// Method::Pack and Method::Shared force one path (for comparisons; Shared moves the messages
+// it cannot share as Auto does).
 // A rank's own data is copied from the source to the target array directly, without MPI.
 #include <mpi.h>
 
@@ -35,12 +40,13 @@
 namespace choreo::redist {
 
 enum class Method {
-  Auto,      ///< per message side: direct, datatype when small, pack otherwise (above)
+  Auto,      ///< shared within a node, else direct, datatype when small, pack (above); measured
   Datatype,  ///< derived datatypes from array to array, no buffers (the paper's "direct")
-  Pack,      ///< one buffer per message, packed and unpacked by choreo
+  Pack,      ///< one buffer per message, packed and unpacked by choreo, moved by MPI
+  Shared,    ///< Auto's paths without the measurement: shared memory within a node
 };
 
-/// "auto", "datatype" or "pack".
+/// "auto", "datatype", "pack" or "shared".
 const char* to_string(Method method);
 
 /// Auto's limit for a message side described by a derived datatype: below it MPI sends one
@@ -104,13 +110,15 @@ struct RedistStats {
   std::int64_t send_bytes = 0;     ///< bytes in them
   std::int64_t receive_bytes = 0;  ///< bytes in them
   std::int64_t copy_bytes = 0;     ///< bytes that stay on this rank
-  std::int64_t buffer_bytes = 0;   ///< pack buffers (0 when no message side packs)
+  /// Pack buffers and this rank's segment of the shared-memory window (0 when no message side
+  /// packs or shares).
+  std::int64_t buffer_bytes = 0;
   /// The plan's own memory: this rank's triplets, sections and messages (RankPlan::bytes and
   /// the sections the data path keeps).
   std::int64_t metadata_bytes = 0;
   int type_constructors = 0;  ///< MPI type constructors over all this rank's datatypes
   /// Message sides (sends and receives, the local copy not counted) by data path.
-  int direct_sides = 0, datatype_sides = 0, pack_sides = 0;
+  int direct_sides = 0, datatype_sides = 0, pack_sides = 0, shared_sides = 0;
 };
 
 class RedistPlan {
@@ -131,9 +139,10 @@ class RedistPlan {
   /// Moves this rank's part: `source` is its local array of the source distribution (at least
   /// source_elements() elements of base; unused, may be null, when the rank is not in the
   /// source grid), `target` its local array of the target distribution. Returns when this
-  /// rank's sends and receives are complete (no barrier). Source and target must not overlap.
+  /// rank's sends and receives are complete (no barrier but the eight executes of Auto's
+  /// measurement). Source and target must not overlap.
   /// Collective over comm, like ScaLAPACK's p?gemr2d: every rank calls it the same number of
-  /// times, ranks with nothing to move too (Method::Auto's measurement agrees once, at the 5th
+  /// times, ranks with nothing to move too (Method::Auto's measurement agrees once, at the 8th
   /// execute, on the slowest rank's times; src/redist/measured_engine.hpp).
   void execute(const void* source, void* target);
 
