@@ -2,8 +2,7 @@
 # choreo's redistribution side by side with ScaLAPACK's pdgemr2d (docs/BENCHMARKS.md): the
 # issue's four cases on 2000x2000 doubles, ScaLAPACK's own pdgemr2d, choreo's drop-in
 # (libchoreo_scalapack.so) and the C++ RedistPlan with each data path (auto, datatype, pack,
-# shared), interleaved in one run
-# on the same arrays, every element checked. Runs:
+# shared), interleaved in one run on the same arrays, every element checked. Runs:
 #   MPICH, 2 ranks on a 1x2 grid: bound to a core each, unbound, and both on one core (the
 #   binding effect, docs/redistribution.md);
 #   Open MPI, 4 ranks on a 2x2 grid (oversubscribed: 4 ranks on 2 cores);
