@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mpi_quirks.hpp"
+
 namespace choreo::redist {
 namespace {
 
@@ -17,7 +19,8 @@ MeasuredEngine::MeasuredEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype
   int packs = rule_->stats().pack_sides + rule_->stats().shared_sides > 0 ? 1 : 0;
   // Every rank measures if any rank packs or shares, so that all reach the same allreduce.
   MPI_Allreduce(MPI_IN_PLACE, &packs, 1, MPI_INT, MPI_MAX, comm_);
-  if (method == Method::Auto && packs > 0)
+  // Not where the library mishandles derived datatypes (mpi_quirks.hpp): the same on every rank.
+  if (method == Method::Auto && packs > 0 && !derived_datatypes_unsafe())
     datatype_ = std::make_unique<MessageEngine>(comm, plan, base, Method::Datatype, tag);
 }
 

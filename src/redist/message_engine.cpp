@@ -7,7 +7,9 @@
 #include <thread>
 
 #include "choreo/error.hpp"
+#include "message_chunks.hpp"
 #include "mpi_check.hpp"
+#include "mpi_quirks.hpp"
 
 namespace choreo::redist {
 namespace {
@@ -69,12 +71,13 @@ bool uses_node_exchange(Method method) {
   return method == Method::Auto || method == Method::Shared;
 }
 
-SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base) {
+SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base,
+                     bool avoid_datatypes) {
   if (method == Method::Datatype) return SidePath::Datatype;
   if (method == Method::Pack) return SidePath::Pack;
   if (!plain_base) return SidePath::Datatype;
   if (shape.contiguous()) return SidePath::Direct;
-  return bytes <= kDatatypeMaxBytes ? SidePath::Datatype : SidePath::Pack;
+  return bytes <= kDatatypeMaxBytes && !avoid_datatypes ? SidePath::Datatype : SidePath::Pack;
 }
 
 MessageEngine::MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method,
@@ -96,6 +99,7 @@ MessageEngine::MessageEngine(const RankPlan& plan, MessageEngine&& previous)
 void MessageEngine::build(const RankPlan& plan, bool new_exchange) {
   const double start = MPI_Wtime();
   plain_base_ = is_plain(base_, extent_, element_bytes_);
+  avoid_datatypes_ = method_ != Method::Datatype && derived_datatypes_unsafe();
   std::vector<Side> sides[2];  // receives, sends
   for (const auto* side : {&plan.receives, &plan.sends}) {
     const bool sending = side == &plan.sends;
@@ -119,7 +123,9 @@ void MessageEngine::build(const RankPlan& plan, bool new_exchange) {
     std::vector<NodeCandidate> candidates[2];
     for (int k = 0; k < 2; ++k)
       for (const Side& s : sides[k])
-        candidates[k].push_back({s.peer, s.elements * element_bytes_, s.shape.contiguous()});
+        candidates[k].push_back({s.peer, s.elements * element_bytes_, s.shape.contiguous(),
+                                 outer_extent(s.sections),
+                                 outer_elements(s.sections) * element_bytes_});
     exchange_ = std::make_unique<NodeExchange>(comm_, tag_, candidates[1], candidates[0],
                                                kDatatypeMaxBytes);
   }
@@ -150,12 +156,9 @@ void MessageEngine::build(const RankPlan& plan, bool new_exchange) {
   receive_requests_.assign(receives_.size(), MPI_REQUEST_NULL);  // stays null where shared
   send_requests_.assign(sends_.size(), MPI_REQUEST_NULL);
   completed_.assign(receives_.size(), 0);
-  mpi_receives_ = 0;
-  for (std::size_t k = 0; k < receives_.size(); ++k)
-    if (receives_[k].path == SidePath::Shared)
-      shared_receives_.push_back(k);
-    else
-      ++mpi_receives_;
+  mpi_receives_ = mpi_sends_ = 0;
+  for (const Side& s : receives_) mpi_receives_ += s.path == SidePath::Shared ? 0 : 1;
+  for (const Side& s : sends_) mpi_sends_ += s.path == SidePath::Shared ? 0 : 1;
   if (exchange_) stats_.buffer_bytes += exchange_->segment_bytes();
   if (has_local_) {
     stats_.copy_bytes = local_out_.elements * element_bytes_;
@@ -181,7 +184,8 @@ void MessageEngine::build_side(Side& s, bool sending) {
         "internal error: the message {} rank {} changed size from the one its shared-memory "
         "link was built for",
         sending ? "to" : "from", s.peer));
-  s.path = s.shared >= 0 ? SidePath::Shared : choose_path(method_, s.shape, bytes, plain_base_);
+  s.path = s.shared >= 0 ? SidePath::Shared
+                         : choose_path(method_, s.shape, bytes, plain_base_, avoid_datatypes_);
   if (s.peer != rank_) {
     (sending ? stats_.sends : stats_.receives) += 1;
     (sending ? stats_.send_bytes : stats_.receive_bytes) += bytes;
@@ -209,8 +213,20 @@ void MessageEngine::build_side(Side& s, bool sending) {
   } else if (s.path == SidePath::Direct) {
     s.wire_count = int_count(s.elements, s.peer);
   }
+  if (s.path == SidePath::Shared) {
+    // Cut as the sender cut it (the same outermost indices per chunk on both ends).
+    s.chunks = split_outer(s.sections, sending ? exchange_->send_per_chunk(s.shared)
+                                               : exchange_->receive_per_chunk(s.shared));
+    const int expected =
+        sending ? exchange_->send_chunks(s.shared) : exchange_->receive_chunks(s.shared);
+    if (static_cast<int>(s.chunks.size()) != expected)
+      throw Error(fmt::format(
+          "internal error: the message {} rank {} makes {} chunks here and {} at its other end",
+          sending ? "to" : "from", s.peer, s.chunks.size(), expected));
+    for (const auto& chunk : s.chunks) stats_.metadata_bytes += sections_bytes(chunk);
+  }
   // Only the pack loops walk the sections again.
-  if (!((s.path == SidePath::Pack && plain_base_) || s.path == SidePath::Shared)) {
+  if (!(s.path == SidePath::Pack && plain_base_)) {
     s.sections.clear();
     s.sections.shrink_to_fit();
   }
@@ -243,17 +259,13 @@ void MessageEngine::post_receives(void* target) {
   }
 }
 
-void MessageEngine::send_all(const void* source, void* target) {
+void MessageEngine::send_all(const void* source) {
   const char* base = static_cast<const char*>(source);
   for (std::size_t k = 0; k < sends_.size(); ++k) {
     Side& s = sends_[k];
     MPI_Request* r = &send_requests_[k];
     switch (s.path) {
-      case SidePath::Shared:
-        pack(s.sections, source, exchange_->claim_send_slot(s.shared), element_bytes_);
-        exchange_->sent(s.shared);
-        // Unpack what has come while this rank packed, while it may still be in cache.
-        unpack_arrived(target);
+      case SidePath::Shared:  // chunk by chunk, in move_shared()
         break;
       case SidePath::Direct:
         check_mpi(
@@ -292,11 +304,6 @@ void MessageEngine::copy_local(const void* source, void* target) {
 }
 
 void MessageEngine::unpack_received(Side& s, void* target) {
-  if (s.path == SidePath::Shared) {
-    unpack(s.sections, exchange_->receive_slot(s.shared), target, element_bytes_);
-    exchange_->consumed(s.shared);
-    return;
-  }
   if (s.path != SidePath::Pack) return;
   const char* buffer = receive_buffer_.data() + s.buffer_offset;
   if (plain_base_) {
@@ -310,51 +317,83 @@ void MessageEngine::unpack_received(Side& s, void* target) {
   }
 }
 
-bool MessageEngine::unpack_arrived(void* target) {
-  bool any = false;
-  for (std::size_t i = 0; i < shared_pending_.size();) {
-    Side& s = receives_[shared_pending_[i]];
-    if (!exchange_->arrived(s.shared)) {
-      ++i;
-      continue;
-    }
-    unpack_received(s, target);
-    shared_pending_[i] = shared_pending_.back();
-    shared_pending_.pop_back();
-    any = true;
+bool MessageEngine::receive_some(void* target, bool block) {
+  const int n = static_cast<int>(receive_requests_.size());
+  int done = 0;
+  check_mpi(block ? MPI_Waitsome(n, receive_requests_.data(), &done, completed_.data(),
+                                 MPI_STATUSES_IGNORE)
+                  : MPI_Testsome(n, receive_requests_.data(), &done, completed_.data(),
+                                 MPI_STATUSES_IGNORE),
+            block ? "MPI_Waitsome" : "MPI_Testsome");
+  if (done == MPI_UNDEFINED) {
+    mpi_left_ = 0;
+    return false;
   }
-  return any;
+  mpi_left_ -= done;
+  for (int i = 0; i < done; ++i)
+    unpack_received(receives_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])],
+                    target);
+  return done > 0;
 }
 
-void MessageEngine::finish_receives(void* target) {
-  // Shared messages are tested by their flags, MPI's by their requests; with only shared ones
-  // left, the rank sleeps on its doorbell (node_exchange.hpp) instead of polling MPI.
-  int mpi_left = mpi_receives_;
-  const int n = static_cast<int>(receive_requests_.size());
-  while (mpi_left > 0 || !shared_pending_.empty()) {
-    const std::uint32_t seen = shared_pending_.empty() ? 0 : exchange_->doorbell();
-    bool progress = !shared_pending_.empty() && unpack_arrived(target);
-    if (mpi_left > 0) {
-      const bool wait = shared_pending_.empty();
-      int done = 0;
-      check_mpi(wait ? MPI_Waitsome(n, receive_requests_.data(), &done, completed_.data(),
-                                    MPI_STATUSES_IGNORE)
-                     : MPI_Testsome(n, receive_requests_.data(), &done, completed_.data(),
-                                    MPI_STATUSES_IGNORE),
-                wait ? "MPI_Waitsome" : "MPI_Testsome");
-      if (done == MPI_UNDEFINED) done = 0, mpi_left = 0;
-      mpi_left -= done;
-      for (int i = 0; i < done; ++i)
-        unpack_received(
-            receives_[static_cast<std::size_t>(completed_[static_cast<std::size_t>(i)])], target);
-      progress = progress || done > 0;
+bool MessageEngine::move_chunks(const void* source, void* target) {
+  bool progress = false;
+  for (Side& s : sends_) {
+    if (s.path != SidePath::Shared) continue;
+    for (int& i = s.next_chunk;
+         i < static_cast<int>(s.chunks.size()) && exchange_->can_produce(s.shared, i);
+         ++i, progress = true) {
+      pack(s.chunks[static_cast<std::size_t>(i)], source, exchange_->send_slot(s.shared, i),
+           element_bytes_);
+      exchange_->produced(s.shared, i);
     }
-    if (progress || shared_pending_.empty()) continue;
-    if (mpi_left == 0)
-      exchange_->wait(seen);
-    else
-      std::this_thread::yield();  // both kinds pending: poll, but give way on a shared core
+    shared_left_ -= s.next_chunk == static_cast<int>(s.chunks.size()) && !s.finished ? 1 : 0;
+    s.finished = s.next_chunk == static_cast<int>(s.chunks.size());
   }
+  for (Side& s : receives_) {
+    if (s.path != SidePath::Shared) continue;
+    for (int& i = s.next_chunk;
+         i < static_cast<int>(s.chunks.size()) && exchange_->ready(s.shared, i);
+         ++i, progress = true) {
+      unpack(s.chunks[static_cast<std::size_t>(i)], exchange_->receive_slot(s.shared, i), target,
+             element_bytes_);
+      exchange_->consumed(s.shared, i);
+    }
+    shared_left_ -= s.next_chunk == static_cast<int>(s.chunks.size()) && !s.finished ? 1 : 0;
+    s.finished = s.next_chunk == static_cast<int>(s.chunks.size());
+  }
+  return progress;
+}
+
+void MessageEngine::move_shared(const void* source, void* target) {
+  // Chunks go as the rings allow, MPI's receives as they come; the rank's own copy fills the
+  // first moment nothing else can go on. With only shared messages left and no progress, the
+  // rank sleeps on its doorbell (node_exchange.hpp) instead of polling MPI.
+  bool local_done = false;
+  while (shared_left_ > 0) {
+    const std::uint32_t seen = exchange_->doorbell();
+    bool progress = move_chunks(source, target);
+    if (mpi_left_ > 0) progress = receive_some(target, false) || progress;
+    if (progress || shared_left_ == 0) continue;
+    if (!local_done) {
+      copy_local(source, target);
+      local_done = true;
+      continue;
+    }
+    exchange_->flush();
+    if (mpi_sending_) {
+      int done = 0;
+      check_mpi(MPI_Testall(static_cast<int>(send_requests_.size()), send_requests_.data(), &done,
+                            MPI_STATUSES_IGNORE),
+                "MPI_Testall");
+      mpi_sending_ = done == 0;
+    }
+    if (mpi_left_ > 0 || mpi_sending_)
+      std::this_thread::yield();  // MPI has work too: poll it, but give way on a shared core
+    else
+      exchange_->wait(seen);
+  }
+  if (!local_done) copy_local(source, target);
 }
 
 void MessageEngine::execute(const void* source, void* target) {
@@ -363,13 +402,23 @@ void MessageEngine::execute(const void* source, void* target) {
     throw Error(fmt::format("rank {} {} but was given no {} array; pass its local array", rank_,
                             sends && source == nullptr ? "holds source data" : "receives data",
                             sends && source == nullptr ? "source" : "target"));
-  if (exchange_) exchange_->begin_execute();
-  shared_pending_ = shared_receives_;
+  mpi_left_ = mpi_receives_;
+  mpi_sending_ = mpi_sends_ > 0;
+  shared_left_ = 0;
+  if (exchange_) {
+    exchange_->begin_execute();
+    for (auto* list : {&sends_, &receives_})
+      for (Side& s : *list)
+        if (s.path == SidePath::Shared) s.next_chunk = 0, s.finished = false, ++shared_left_;
+  }
   post_receives(target);
-  send_all(source, target);
-  copy_local(source, target);
-  finish_receives(target);
-  if (!send_requests_.empty())
+  send_all(source);
+  if (shared_left_ > 0)
+    move_shared(source, target);
+  else
+    copy_local(source, target);
+  while (mpi_left_ > 0) receive_some(target, true);
+  if (mpi_sending_)
     check_mpi(MPI_Waitall(static_cast<int>(send_requests_.size()), send_requests_.data(),
                           MPI_STATUSES_IGNORE),
               "MPI_Waitall");

@@ -22,10 +22,12 @@ const char* to_string(SidePath path);
 
 /// How a message side of `shape` and `bytes` moves under `method`; `plain_base`: the base
 /// type is contiguous (choreo packs it with memcpy; otherwise every side is a datatype unless
-/// `method` is Pack, which then packs with MPI_Pack on both sides). Shared is not chosen here:
-/// it needs the peer's agreement (node_exchange.hpp); the other sides of Method::Shared move as
-/// Auto's.
-SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base);
+/// `method` is Pack, which then packs with MPI_Pack on both sides); `avoid_datatypes`: the MPI
+/// library mishandles derived datatypes (mpi_quirks.hpp), so Auto packs where it would have
+/// built one. Shared is not chosen here: it needs the peer's agreement (node_exchange.hpp); the
+/// other sides of Method::Shared move as Auto's.
+SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes, bool plain_base,
+                     bool avoid_datatypes = false);
 
 /// Whether `method` sends node-local messages through shared memory (Auto and Shared).
 bool uses_node_exchange(Method method);
@@ -63,17 +65,23 @@ class MessageEngine {
     std::int64_t buffer_offset = 0;  ///< pack path: bytes into the pack buffer
     int wire_count = 0;              ///< pack / direct: count of the wire type
     int shared = -1;                 ///< shared path: the exchange's index of the message
+    std::vector<std::vector<LocalSection>> chunks;  ///< shared path: the message cut for its ring
+    int next_chunk = 0;                             ///< shared path: this execute's next chunk
+    bool finished = false;                          ///< shared path: every chunk moved
   };
 
   void build(const RankPlan& plan, bool new_exchange);
   void build_side(Side& side, bool sending);
   void post_receives(void* target);
-  /// Packs and sends in ring order, unpacking shared messages as they come in between.
-  void send_all(const void* source, void* target);
+  /// Packs and sends the MPI messages in ring order.
+  void send_all(const void* source);
   void copy_local(const void* source, void* target);
-  void finish_receives(void* target);
-  /// Unpacks every shared receive whose data is ready; whether there was one.
-  bool unpack_arrived(void* target);
+  /// Completes some MPI receives (blocking: at least one), unpacking packed ones; whether any.
+  bool receive_some(void* target, bool block);
+  /// Packs and unpacks the shared messages' chunks the rings allow; whether any moved.
+  bool move_chunks(const void* source, void* target);
+  /// Every shared message, the local copy and MPI's receives as they come.
+  void move_shared(const void* source, void* target);
   /// Unpacks a completed receive (packed or shared; nothing to do for the others).
   void unpack_received(Side& side, void* target);
 
@@ -86,6 +94,7 @@ class MessageEngine {
   MPI_Aint extent_ = 0;
   std::int64_t element_bytes_ = 0;
   bool plain_base_ = true;
+  bool avoid_datatypes_ = false;        ///< mpi_quirks.hpp
   std::vector<Side> sends_, receives_;  ///< the local copy excluded
   Side local_out_, local_in_;
   bool has_local_ = false;
@@ -96,9 +105,9 @@ class MessageEngine {
   std::vector<char> local_buffer_;
   std::vector<MPI_Request> receive_requests_, send_requests_;
   std::vector<int> completed_;
-  std::vector<std::size_t> shared_receives_;  ///< receives_ that come through shared memory
-  std::vector<std::size_t> shared_pending_;   ///< of those, the ones not unpacked yet
-  int mpi_receives_ = 0;
+  int mpi_receives_ = 0, mpi_sends_ = 0;  ///< receives_ / sends_ that go through MPI
+  int mpi_left_ = 0, shared_left_ = 0;    ///< this execute's receives / shared messages to go
+  bool mpi_sending_ = false;              ///< this execute's MPI sends may be incomplete
   RedistStats stats_;
 };
 

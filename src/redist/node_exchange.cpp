@@ -28,8 +28,18 @@ int offset_tag(int tag) { return tag ^ 5; }
 /// shares a line with one the other writes.
 constexpr std::int64_t kLine = 64;
 std::int64_t lines(std::int64_t bytes) { return (bytes + kLine - 1) / kLine * kLine; }
-/// A send link's block in its sender's segment: "ready", "done", then the message.
-constexpr std::int64_t kReadyAt = 0, kDoneAt = kLine, kDataAt = 2 * kLine;
+/// A rank's segment starts with its doorbell and its sleeping flag; a send link's block in its
+/// sender's segment with the two counters, then the ring's slots.
+constexpr std::int64_t kSleepingAt = kLine, kFirstLinkAt = 2 * kLine;
+constexpr std::int64_t kProducedAt = 0, kConsumedAt = kLine, kSlotsAt = 2 * kLine;
+
+/// A chunk's size (whole outermost indices, at least one) and the ring's depth: a message's
+/// window is at most 4 MiB however large the message (the pack path holds all of it twice),
+/// and its receiver can start unpacking when the first MiB is in. Smaller chunks, kept in
+/// cache between the two copies (8 of 64 KiB), measured no faster with four ranks on two cores
+/// and slower where pieces are short (each chunk walks its sections' row runs again):
+/// docs/redistribution.md.
+constexpr std::int64_t kChunkBytes = 1024 * 1024, kDepth = 4;
 
 /// How long a waiting rank spins before it sleeps on its doorbell: long enough that a rank
 /// with a core of its own hears a peer's flag at once, short against a scheduler's time slice.
@@ -50,23 +60,19 @@ int group_limit() {
   return static_cast<int>(value);
 }
 
-std::uint32_t load(const std::uint32_t* word) {
-  return std::atomic_ref<std::uint32_t>(*const_cast<std::uint32_t*>(word))
-      .load(std::memory_order_acquire);
+template <typename Word>
+Word load(const Word* word, std::memory_order order = std::memory_order_acquire) {
+  return std::atomic_ref<Word>(*const_cast<Word*>(word)).load(order);
 }
 
-void store(std::uint32_t* word, std::uint32_t value) {
-  std::atomic_ref<std::uint32_t>(*word).store(value, std::memory_order_release);
+template <typename Word>
+void store(Word* word, Word value, std::memory_order order = std::memory_order_release) {
+  std::atomic_ref<Word>(*word).store(value, order);
 }
 
+/// A shared mapping: not FUTEX_PRIVATE.
 long futex(std::uint32_t* word, int op, std::uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, word, op, value, timeout, nullptr, 0);
-}
-
-/// Moves a rank's doorbell and wakes it if it sleeps (a shared mapping: not FUTEX_PRIVATE).
-void ring(std::uint32_t* doorbell) {
-  std::atomic_ref<std::uint32_t>(*doorbell).fetch_add(1, std::memory_order_acq_rel);
-  futex(doorbell, FUTEX_WAKE, INT_MAX, nullptr);
 }
 
 void pause_briefly() {
@@ -95,6 +101,7 @@ struct Pending {
   int peer = 0;
   std::int64_t bytes = 0;
   bool contiguous = false;
+  std::int64_t outer = 1, outer_bytes = 0;
   int node_rank = 0;
   int theirs = 0;  ///< the peer's side: 1 contiguous
 };
@@ -109,7 +116,8 @@ std::vector<Pending> local_candidates(MPI_Comm comm, MPI_Comm node,
   std::vector<Pending> out;
   for (std::size_t k = 0; k < all.size(); ++k)
     if (ranks[k] != MPI_UNDEFINED && all[k].bytes > min_bytes)
-      out.push_back({all[k].peer, all[k].bytes, all[k].contiguous, ranks[k], 0});
+      out.push_back({all[k].peer, all[k].bytes, all[k].contiguous, all[k].outer, all[k].outer_bytes,
+                     ranks[k], 0});
   std::sort(out.begin(), out.end(),
             [](const Pending& a, const Pending& b) { return a.peer < b.peer; });
   return out;
@@ -163,12 +171,18 @@ NodeExchange::NodeExchange(MPI_Comm comm, int tag, const std::vector<NodeCandida
   std::vector<Pending> in = local_candidates(comm, node_, receives, min_bytes);
   shake_hands(comm, tag, out, in);
   const auto shared = [](const Pending& p) { return !(p.contiguous && p.theirs == 1); };
-  std::int64_t segment = kLine;  // the doorbell
-  for (const Pending& p : out)
-    if (shared(p)) {
-      sends_.push_back({p.peer, p.node_rank, p.bytes, segment});
-      segment += kDataAt + lines(p.bytes);
-    }
+  std::int64_t segment = kFirstLinkAt;
+  for (const Pending& p : out) {
+    if (!shared(p)) continue;
+    // The sender cuts its message: whole outermost indices up to kChunkBytes a chunk.
+    Link l{p.peer, p.node_rank, p.bytes, p.outer, p.outer_bytes, segment};
+    l.per_chunk = std::max<std::int64_t>(1, kChunkBytes / std::max<std::int64_t>(1, p.outer_bytes));
+    l.chunks = std::max<std::int64_t>(1, (p.outer + l.per_chunk - 1) / l.per_chunk);
+    l.depth = std::min(l.chunks, kDepth);
+    l.slot_bytes = lines(std::min(p.bytes, l.per_chunk * p.outer_bytes));
+    sends_.push_back(l);
+    segment += kSlotsAt + l.depth * l.slot_bytes;
+  }
   for (const Pending& p : in)
     if (shared(p)) receives_.push_back({p.peer, p.node_rank, p.bytes});
 
@@ -192,37 +206,57 @@ NodeExchange::NodeExchange(MPI_Comm comm, int tag, const std::vector<NodeCandida
   int me = 0;
   MPI_Comm_rank(node_, &me);
   char* own = segment_of(me);
-  // The doorbell needs no initial value: only its changes count. The flags start at 0, set
-  // before the receiver learns where they are (the offset message below), so no barrier.
+  // The doorbell needs no initial value: only its changes count. The counters start at 0, set
+  // before the receiver learns where they are (the layout message below), so no barrier.
   doorbell_ = reinterpret_cast<std::uint32_t*>(own);
+  sleeping_ = reinterpret_cast<std::uint32_t*>(own + kSleepingAt);
+  store(sleeping_, 0u);
+  const auto place = [&](Link& l, char* sender_segment, char* receiver_segment) {
+    char* block = sender_segment + l.offset;
+    l.produced = reinterpret_cast<std::uint64_t*>(block + kProducedAt);
+    l.consumed = reinterpret_cast<std::uint64_t*>(block + kConsumedAt);
+    l.slots = block + kSlotsAt;
+    char* peer = sender_segment == own ? receiver_segment : sender_segment;
+    l.peer_doorbell = reinterpret_cast<std::uint32_t*>(peer);
+    l.peer_sleeping = reinterpret_cast<std::uint32_t*>(peer + kSleepingAt);
+  };
   for (Link& l : sends_) {
-    l.ready = reinterpret_cast<std::uint32_t*>(own + l.offset + kReadyAt);
-    l.done = reinterpret_cast<std::uint32_t*>(own + l.offset + kDoneAt);
-    l.data = own + l.offset + kDataAt;
-    store(l.ready, 0);
-    store(l.done, 0);
-    l.peer_doorbell = reinterpret_cast<std::uint32_t*>(segment_of(l.node_rank));
+    place(l, own, segment_of(l.node_rank));
+    store(l.produced, std::uint64_t{0});
+    store(l.consumed, std::uint64_t{0});
   }
-  // The receivers learn where their message's block starts in the sender's segment.
+  // The receivers learn where their message's ring is in the sender's segment and how the
+  // sender cut the message.
+  constexpr int kLayout = 5;
+  std::vector<std::int64_t> layouts(kLayout * (sends_.size() + receives_.size()));
   std::vector<MPI_Request> requests;
-  for (Link& l : sends_) {
-    requests.emplace_back();
-    check_mpi(MPI_Isend(&l.offset, 1, MPI_INT64_T, l.peer, offset_tag(tag), comm, &requests.back()),
-              "MPI_Isend");
-  }
-  for (Link& l : receives_) {
-    requests.emplace_back();
-    check_mpi(MPI_Irecv(&l.offset, 1, MPI_INT64_T, l.peer, offset_tag(tag), comm, &requests.back()),
-              "MPI_Irecv");
-  }
+  std::size_t next = 0;
+  for (auto* list : {&sends_, &receives_})
+    for (Link& l : *list) {
+      std::int64_t* layout = &layouts[next];
+      next += kLayout;
+      const bool sending = list == &sends_;
+      if (sending) {
+        const std::int64_t fields[kLayout] = {l.offset, l.per_chunk, l.chunks, l.depth,
+                                              l.slot_bytes};
+        std::copy(fields, fields + kLayout, layout);
+      }
+      requests.emplace_back();
+      check_mpi(sending ? MPI_Isend(layout, kLayout, MPI_INT64_T, l.peer, offset_tag(tag), comm,
+                                    &requests.back())
+                        : MPI_Irecv(layout, kLayout, MPI_INT64_T, l.peer, offset_tag(tag), comm,
+                                    &requests.back()),
+                sending ? "MPI_Isend" : "MPI_Irecv");
+    }
   check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
             "MPI_Waitall");
+  next = kLayout * sends_.size();
   for (Link& l : receives_) {
-    char* theirs = segment_of(l.node_rank);
-    l.ready = reinterpret_cast<std::uint32_t*>(theirs + l.offset + kReadyAt);
-    l.done = reinterpret_cast<std::uint32_t*>(theirs + l.offset + kDoneAt);
-    l.data = theirs + l.offset + kDataAt;
-    l.peer_doorbell = reinterpret_cast<std::uint32_t*>(theirs);
+    const std::int64_t* layout = &layouts[next];
+    next += kLayout;
+    l.offset = layout[0], l.per_chunk = layout[1], l.chunks = layout[2], l.depth = layout[3];
+    l.slot_bytes = layout[4];
+    place(l, segment_of(l.node_rank), own);
   }
   segment_bytes_ = segment;
 }
@@ -264,48 +298,86 @@ int NodeExchange::find(const std::vector<Link>& links, int peer) {
 int NodeExchange::send_index(int peer) const { return find(sends_, peer); }
 int NodeExchange::receive_index(int peer) const { return find(receives_, peer); }
 
-char* NodeExchange::claim_send_slot(int k) {
-  Link& l = sends_[static_cast<std::size_t>(k)];
-  wait_for(l.done, epoch_ - 1);
-  return l.data;
+void NodeExchange::begin_execute() {
+  // Both ends number an execute's chunks alike: chunks x executes before it.
+  for (auto* list : {&sends_, &receives_})
+    for (Link& l : *list) l.base = executes_ * static_cast<std::uint64_t>(l.chunks);
+  ++executes_;
 }
 
-void NodeExchange::sent(int k) {
-  Link& l = sends_[static_cast<std::size_t>(k)];
-  store(l.ready, epoch_);
-  ring(l.peer_doorbell);
+bool NodeExchange::can_produce(int k, int i) const {
+  const Link& l = sends_[at(k)];
+  return l.base + static_cast<std::uint64_t>(i) <
+         load(l.consumed) + static_cast<std::uint64_t>(l.depth);
 }
 
-bool NodeExchange::arrived(int k) const {
-  return load(receives_[static_cast<std::size_t>(k)].ready) == epoch_;
+char* NodeExchange::send_slot(int k, int i) {
+  const Link& l = sends_[at(k)];
+  const std::uint64_t slot =
+      (l.base + static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(l.depth);
+  return l.slots + static_cast<std::int64_t>(slot) * l.slot_bytes;
 }
 
-void NodeExchange::consumed(int k) {
-  Link& l = receives_[static_cast<std::size_t>(k)];
-  store(l.done, epoch_);
-  ring(l.peer_doorbell);
+void NodeExchange::produced(int k, int i) {
+  Link& l = sends_[at(k)];
+  store(l.produced, l.base + static_cast<std::uint64_t>(i) + 1);
+  progress(l, i);
+}
+
+bool NodeExchange::ready(int k, int i) const {
+  const Link& l = receives_[at(k)];
+  return load(l.produced) > l.base + static_cast<std::uint64_t>(i);
+}
+
+const char* NodeExchange::receive_slot(int k, int i) const {
+  const Link& l = receives_[at(k)];
+  const std::uint64_t slot =
+      (l.base + static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(l.depth);
+  return l.slots + static_cast<std::int64_t>(slot) * l.slot_bytes;
+}
+
+void NodeExchange::consumed(int k, int i) {
+  Link& l = receives_[at(k)];
+  store(l.consumed, l.base + static_cast<std::uint64_t>(i) + 1);
+  progress(l, i);
+}
+
+void NodeExchange::progress(Link& l, std::int64_t i) {
+  // Every half ring, and at the message's end: a peer woken per chunk would take the core
+  // back and forth a chunk at a time.
+  if (++l.unrung >= std::max<std::int64_t>(1, l.depth / 2) || i + 1 == l.chunks) ring(l);
+}
+
+void NodeExchange::ring(Link& l) {
+  l.unrung = 0;
+  // Sequentially consistent with the sleeper's flag and doorbell (wait()): either it sees the
+  // new doorbell and does not sleep, or this sees it asleep and wakes it.
+  std::atomic_ref<std::uint32_t>(*l.peer_doorbell).fetch_add(1, std::memory_order_seq_cst);
+  if (load(l.peer_sleeping, std::memory_order_seq_cst) != 0)
+    futex(l.peer_doorbell, FUTEX_WAKE, INT_MAX, nullptr);
+}
+
+void NodeExchange::flush() {
+  for (auto* list : {&sends_, &receives_})
+    for (Link& l : *list)
+      if (l.unrung > 0) ring(l);
 }
 
 std::uint32_t NodeExchange::doorbell() const { return load(doorbell_); }
 
 void NodeExchange::wait(std::uint32_t seen) const {
   const auto spin_until = std::chrono::steady_clock::now() + kSpin;
-  // A timeout bounds the sleep should a wake-up ever be lost; the flags decide.
-  const timespec timeout{0, 10'000'000};
   while (load(doorbell_) == seen) {
     if (std::chrono::steady_clock::now() < spin_until) {
       pause_briefly();
       continue;
     }
-    futex(doorbell_, FUTEX_WAIT, seen, &timeout);
-  }
-}
-
-void NodeExchange::wait_for(std::uint32_t* flag, std::uint32_t value) const {
-  for (;;) {
-    const std::uint32_t seen = doorbell();
-    if (load(flag) == value) return;
-    wait(seen);
+    store(sleeping_, 1u, std::memory_order_seq_cst);
+    // A timeout bounds the sleep should a wake-up ever be lost; the counters decide.
+    const timespec timeout{0, 10'000'000};
+    if (load(doorbell_, std::memory_order_seq_cst) == seen)
+      futex(doorbell_, FUTEX_WAIT, seen, &timeout);
+    store(sleeping_, 0u, std::memory_order_seq_cst);
   }
 }
 

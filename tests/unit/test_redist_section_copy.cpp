@@ -1,12 +1,15 @@
 // The pack path's copy loops (pack, unpack, copy_between) against a naive walk of the same
 // sections, on shapes the plans' random configurations rarely make: matrices wider than the
 // copy loops' column tiles, many short pieces, strided pieces, empty triplets, several
-// sections, three dimensions.
+// sections, three dimensions. And the shared-memory ring's chunks (message_chunks.hpp): cut
+// along the outermost dimension, they hold the same elements in the same order.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
+#include "../../src/redist/message_chunks.hpp"
+#include "choreo/error.hpp"
 #include "choreo/redist/message_layout.hpp"
 #include "redist_reference.hpp"
 
@@ -141,6 +144,47 @@ TEST(RedistSectionCopy, ElementsOfOtherSizes) {
         }
     }
   }
+}
+
+/// Outer indices of a section list by the definition: each section's outermost triplets.
+std::int64_t naive_outer(const std::vector<LocalSection>& sections) {
+  std::int64_t n = 0;
+  for (const LocalSection& s : sections)
+    for (const LocalTriplet& t : s.dims.back()) n += t.count;
+  return n;
+}
+
+TEST(RedistChunks, ChunksHoldTheMessagesElementsInOrderAndAtMostTheirShare) {
+  Rng rng(20261127);
+  for (int trial = 0; trial < 400; ++trial) {
+    std::int64_t extent = 0;
+    const std::vector<LocalSection> sections = random_sections(rng, extent);
+    const std::int64_t outer = naive_outer(sections);
+    const std::int64_t per_chunk = rng.chance(20) ? 1 : rng.in(1, 40);
+    SCOPED_TRACE(::testing::Message() << "trial " << trial << ", " << per_chunk << " per chunk");
+    ASSERT_EQ(outer_extent(sections), outer);
+    const auto chunks = split_outer(sections, per_chunk);
+    ASSERT_EQ(static_cast<std::int64_t>(chunks.size()), (outer + per_chunk - 1) / per_chunk);
+    std::vector<std::int64_t> joined;
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      const std::int64_t held = naive_outer(chunks[k]);
+      ASSERT_EQ(held, k + 1 < chunks.size() ? per_chunk
+                                            : outer - per_chunk * static_cast<std::int64_t>(k))
+          << "chunk " << k;
+      const std::vector<std::int64_t> part = naive_offsets(chunks[k]);
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    ASSERT_EQ(joined, naive_offsets(sections));
+  }
+}
+
+TEST(RedistChunks, OuterElementsIsTheLargestColumn) {
+  // Two sections: 3 + 4 rows by 2 columns, and 2 rows by 5 columns.
+  const std::vector<LocalSection> sections{LocalSection{{{{0, 1, 3}, {10, 1, 4}}, {{0, 100, 2}}}},
+                                           LocalSection{{{{0, 2, 2}}, {{300, 100, 5}}}}};
+  EXPECT_EQ(outer_elements(sections), 7);
+  EXPECT_EQ(outer_extent(sections), 7);
+  EXPECT_THROW(split_outer(sections, 0), Error);
 }
 
 }  // namespace
