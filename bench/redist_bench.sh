@@ -5,7 +5,8 @@
 # shared), interleaved in one run on the same arrays, every element checked. Runs:
 #   MPICH, 2 ranks on a 1x2 grid: bound to a core each, unbound, and both on one core (the
 #   binding effect, docs/redistribution.md);
-#   Open MPI, 4 ranks on a 2x2 grid (oversubscribed: 4 ranks on 2 cores);
+#   Open MPI, 2 ranks on a 1x2 grid bound to a core each, and 4 ranks on a 2x2 grid
+#   (oversubscribed: 4 ranks on 2 cores);
 # then one rank's plan at 1024 and 4096 ranks against the plan of every rank pair.
 # Writes DIR/redist.csv, DIR/redist.md (medians and speed-ups), DIR/plan.csv.
 set -euo pipefail
@@ -55,6 +56,9 @@ bench mpiexec.mpich -bind-to none -n 2 "$mpich_build/bench/choreo-bench-redist" 
 echo "== MPICH, 2 ranks on one core" >&2
 bench mpiexec.mpich -bind-to user:0,0 -n 2 "$mpich_build/bench/choreo-bench-redist" \
   --label one-core
+echo "== Open MPI, 2 ranks, bound" >&2
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 bench mpiexec.openmpi \
+  --bind-to core -n 2 "$ompi_build/bench/choreo-bench-redist" --label bound
 echo "== Open MPI, 4 ranks (oversubscribed)" >&2
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 bench mpiexec.openmpi \
   --oversubscribe --bind-to none -n 4 "$ompi_build/bench/choreo-bench-redist" --label unbound

@@ -7,7 +7,7 @@
 // all-datatype engine and runs the two alternately on the first eight executes: one warm-up
 // each, then three timed executes each, every one after a barrier (so that neither engine is
 // charged for the skew the program left between its ranks). It keeps the faster from then on:
-// the datatype one must win by 3%, best time against best time.
+// the datatype one must win by 20%, median against median.
 //
 // The choice is made once for all ranks, on the slowest rank's time of each execute: an
 // allreduce at construction (every rank measures if any rank packs or shares) and one at the
