@@ -83,7 +83,15 @@ SidePath choose_path(Method method, const LayoutShape& shape, std::int64_t bytes
 MessageEngine::MessageEngine(MPI_Comm comm, const RankPlan& plan, MPI_Datatype base, Method method,
                              int tag)
     : comm_(comm), rank_(plan.rank), tag_(tag), method_(method), base_(base) {
-  build(plan, true);
+  try {
+    build(plan, true);
+  } catch (...) {
+    // A throw after the exchange was built is this rank's alone (a message too large for an
+    // int count, an MPI error): the exchange's collective frees would wait for ranks that went
+    // on, so it is left to MPI_Finalize.
+    static_cast<void>(exchange_.release());
+    throw;
+  }
 }
 
 MessageEngine::MessageEngine(const RankPlan& plan, MessageEngine&& previous)
@@ -93,7 +101,12 @@ MessageEngine::MessageEngine(const RankPlan& plan, MessageEngine&& previous)
       tag_(previous.tag_),
       method_(previous.method_),
       base_(previous.base_) {
-  build(plan, false);
+  try {
+    build(plan, false);
+  } catch (...) {
+    previous.exchange_ = std::move(exchange_);  // `previous` stays whole, its links with it
+    throw;
+  }
 }
 
 void MessageEngine::build(const RankPlan& plan, bool new_exchange) {
@@ -338,30 +351,32 @@ bool MessageEngine::receive_some(void* target, bool block) {
 
 bool MessageEngine::move_chunks(const void* source, void* target) {
   bool progress = false;
-  for (Side& s : sends_) {
-    if (s.path != SidePath::Shared) continue;
-    for (int& i = s.next_chunk;
-         i < static_cast<int>(s.chunks.size()) && exchange_->can_produce(s.shared, i);
-         ++i, progress = true) {
-      pack(s.chunks[static_cast<std::size_t>(i)], source, exchange_->send_slot(s.shared, i),
-           element_bytes_);
-      exchange_->produced(s.shared, i);
-    }
-    shared_left_ -= s.next_chunk == static_cast<int>(s.chunks.size()) && !s.finished ? 1 : 0;
-    s.finished = s.next_chunk == static_cast<int>(s.chunks.size());
-  }
-  for (Side& s : receives_) {
-    if (s.path != SidePath::Shared) continue;
-    for (int& i = s.next_chunk;
-         i < static_cast<int>(s.chunks.size()) && exchange_->ready(s.shared, i);
-         ++i, progress = true) {
-      unpack(s.chunks[static_cast<std::size_t>(i)], exchange_->receive_slot(s.shared, i), target,
-             element_bytes_);
-      exchange_->consumed(s.shared, i);
-    }
-    shared_left_ -= s.next_chunk == static_cast<int>(s.chunks.size()) && !s.finished ? 1 : 0;
-    s.finished = s.next_chunk == static_cast<int>(s.chunks.size());
-  }
+  // Each side's next chunks while `can_move` lets them; a side done for this execute leaves
+  // shared_left_ once.
+  const auto drain = [&](Side& s, auto can_move, auto move) {
+    if (s.path != SidePath::Shared || s.finished) return;
+    const int chunks = static_cast<int>(s.chunks.size());
+    for (int& i = s.next_chunk; i < chunks && can_move(s.shared, i); ++i, progress = true)
+      move(s, i);
+    s.finished = s.next_chunk == chunks;
+    shared_left_ -= s.finished ? 1 : 0;
+  };
+  for (Side& s : sends_)
+    drain(
+        s, [&](int k, int i) { return exchange_->can_produce(k, i); },
+        [&](Side& side, int i) {
+          pack(side.chunks[static_cast<std::size_t>(i)], source,
+               exchange_->send_slot(side.shared, i), element_bytes_);
+          exchange_->produced(side.shared, i);
+        });
+  for (Side& s : receives_)
+    drain(
+        s, [&](int k, int i) { return exchange_->ready(k, i); },
+        [&](Side& side, int i) {
+          unpack(side.chunks[static_cast<std::size_t>(i)], exchange_->receive_slot(side.shared, i),
+                 target, element_bytes_);
+          exchange_->consumed(side.shared, i);
+        });
   return progress;
 }
 

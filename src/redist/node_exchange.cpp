@@ -34,7 +34,8 @@ constexpr std::int64_t kSleepingAt = kLine, kFirstLinkAt = 2 * kLine;
 constexpr std::int64_t kProducedAt = 0, kConsumedAt = kLine, kSlotsAt = 2 * kLine;
 
 /// A chunk's size (whole outermost indices, at least one) and the ring's depth: a message's
-/// window is at most 4 MiB however large the message (the pack path holds all of it twice),
+/// window is at most 4 MiB however long the message (or 4 outermost indices where one is
+/// larger than a MiB; the pack path holds every message whole, twice),
 /// and its receiver can start unpacking when the first MiB is in. Smaller chunks, kept in
 /// cache between the two copies (8 of 64 KiB), measured no faster with four ranks on two cores
 /// and slower where pieces are short (each chunk walks its sections' row runs again):
@@ -152,6 +153,24 @@ void shake_hands(MPI_Comm comm, int tag, std::vector<Pending>& out, std::vector<
 NodeExchange::NodeExchange(MPI_Comm comm, int tag, const std::vector<NodeCandidate>& sends,
                            const std::vector<NodeCandidate>& receives, std::int64_t min_bytes) {
   const int group = group_limit();  // before anything that a throw would leak
+  try {
+    connect(comm, tag, sends, receives, min_bytes, group);
+  } catch (...) {
+    // A throw here is this rank's alone (an MPI error, memory): freeing the window is
+    // collective and would wait for ranks that went on, so it is left to MPI_Finalize.
+    window_ = MPI_WIN_NULL;
+    release_node();
+    throw;
+  }
+}
+
+void NodeExchange::release_node() {
+  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+}
+
+void NodeExchange::connect(MPI_Comm comm, int tag, const std::vector<NodeCandidate>& sends,
+                           const std::vector<NodeCandidate>& receives, std::int64_t min_bytes,
+                           int group) {
   check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_),
             "MPI_Comm_split_type");
   if (group > 0) {
@@ -165,7 +184,9 @@ NodeExchange::NodeExchange(MPI_Comm comm, int tag, const std::vector<NodeCandida
   }
   int node_size = 1;
   check_mpi(MPI_Comm_size(node_, &node_size), "MPI_Comm_size");
-  if (node_size == 1) return;  // alone on the node: the same answer on every rank of it
+  // Alone on the node, or nothing to share on it: the same answer on every rank of the node,
+  // which then holds no communicator per plan either.
+  if (node_size == 1) return release_node();
 
   std::vector<Pending> out = local_candidates(comm, node_, sends, min_bytes);
   std::vector<Pending> in = local_candidates(comm, node_, receives, min_bytes);
@@ -189,11 +210,11 @@ NodeExchange::NodeExchange(MPI_Comm comm, int tag, const std::vector<NodeCandida
   // A window only where some rank of the node shares a message.
   int any = empty() ? 0 : 1;
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, node_), "MPI_Allreduce");
-  if (any == 0) return;
+  if (any == 0) return release_node();
   if (!allocate(segment)) {
     sends_.clear();
     receives_.clear();
-    return;
+    return release_node();
   }
   const auto segment_of = [&](int node_rank) {
     MPI_Aint size = 0;
@@ -280,13 +301,15 @@ bool NodeExchange::allocate(std::int64_t bytes) {
   MPI_Comm_set_errhandler(node_, previous);
   if (previous != MPI_ERRHANDLER_NULL) MPI_Errhandler_free(&previous);
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, node_), "MPI_Allreduce");
-  if (ok == 0 && window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
+  // Where some rank failed, freeing the others' window (collective) could wait for it: left to
+  // MPI_Finalize.
+  if (ok == 0) window_ = MPI_WIN_NULL;
   return ok != 0;
 }
 
 NodeExchange::~NodeExchange() {
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
-  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
+  release_node();
 }
 
 int NodeExchange::find(const std::vector<Link>& links, int peer) {
@@ -311,12 +334,13 @@ bool NodeExchange::can_produce(int k, int i) const {
          load(l.consumed) + static_cast<std::uint64_t>(l.depth);
 }
 
-char* NodeExchange::send_slot(int k, int i) {
-  const Link& l = sends_[at(k)];
+char* NodeExchange::slot_of(const Link& l, int i) {
   const std::uint64_t slot =
       (l.base + static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(l.depth);
   return l.slots + static_cast<std::int64_t>(slot) * l.slot_bytes;
 }
+
+char* NodeExchange::send_slot(int k, int i) { return slot_of(sends_[at(k)], i); }
 
 void NodeExchange::produced(int k, int i) {
   Link& l = sends_[at(k)];
@@ -329,12 +353,7 @@ bool NodeExchange::ready(int k, int i) const {
   return load(l.produced) > l.base + static_cast<std::uint64_t>(i);
 }
 
-const char* NodeExchange::receive_slot(int k, int i) const {
-  const Link& l = receives_[at(k)];
-  const std::uint64_t slot =
-      (l.base + static_cast<std::uint64_t>(i)) % static_cast<std::uint64_t>(l.depth);
-  return l.slots + static_cast<std::int64_t>(slot) * l.slot_bytes;
-}
+const char* NodeExchange::receive_slot(int k, int i) const { return slot_of(receives_[at(k)], i); }
 
 void NodeExchange::consumed(int k, int i) {
   Link& l = receives_[at(k)];
@@ -365,7 +384,7 @@ void NodeExchange::flush() {
 
 std::uint32_t NodeExchange::doorbell() const { return load(doorbell_); }
 
-void NodeExchange::wait(std::uint32_t seen) const {
+void NodeExchange::wait(std::uint32_t seen) {
   const auto spin_until = std::chrono::steady_clock::now() + kSpin;
   while (load(doorbell_) == seen) {
     if (std::chrono::steady_clock::now() < spin_until) {
@@ -373,7 +392,7 @@ void NodeExchange::wait(std::uint32_t seen) const {
       continue;
     }
     store(sleeping_, 1u, std::memory_order_seq_cst);
-    // A timeout bounds the sleep should a wake-up ever be lost; the counters decide.
+    // A timeout bounds the sleep should a wake-up ever be lost: the doorbell is read again.
     const timespec timeout{0, 10'000'000};
     if (load(doorbell_, std::memory_order_seq_cst) == seen)
       futex(doorbell_, FUTEX_WAIT, seen, &timeout);

@@ -4,8 +4,8 @@
 // sender packs the message chunk by chunk straight into the ring, the receiver unpacks each
 // chunk straight out of it. That is one copy in and one copy out, where packing through MPI
 // takes three (pack, MPI's copy between the processes, unpack). The ring (4 slots of about
-// 1 MiB) bounds the window a message needs however large the message, and lets the receiver
-// start before the sender has packed all of it.
+// 1 MiB, or of one outermost index where that is larger) bounds the window a message needs
+// however long the message, and lets the receiver start before the sender has packed all of it.
 //
 // The two ranks order their copies with counters beside the ring, not with MPI messages: the
 // sender counts the chunks it has produced, the receiver those it has consumed, and each rings
@@ -100,7 +100,7 @@ class NodeExchange {
   void flush();
   /// Returns once the doorbell has moved from `seen`: spins for a few microseconds, then
   /// sleeps.
-  void wait(std::uint32_t seen) const;
+  void wait(std::uint32_t seen);
 
  private:
   struct Link {
@@ -125,6 +125,12 @@ class NodeExchange {
 
   static std::size_t at(int k) { return static_cast<std::size_t>(k); }
   static int find(const std::vector<Link>& links, int peer);
+  /// Where chunk i of this execute goes in the link's ring.
+  static char* slot_of(const Link& link, int i);
+  /// The constructor's work; `group`: CHOREO_REDIST_NODE_RANKS.
+  void connect(MPI_Comm comm, int tag, const std::vector<NodeCandidate>& sends,
+               const std::vector<NodeCandidate>& receives, std::int64_t min_bytes, int group);
+  void release_node();
   bool allocate(std::int64_t bytes);
   void progress(Link& link, std::int64_t i);
   static void ring(Link& link);

@@ -1,18 +1,18 @@
 #include "context_state.hpp"
 
 #include <algorithm>
-#include <set>
+#include <vector>
 
 namespace choreo::scalapack {
 namespace {
 
-/// Every state alive, for free_context_states. BLACS is not thread safe, nor are the
-/// redistribution routines: one thread at a time.
-std::set<ContextState*> g_states;
+/// Every state alive, for free_context_states, in the order they were made. BLACS is not
+/// thread safe, nor are the redistribution routines: one thread at a time.
+std::vector<ContextState*> g_states;
 
 int delete_state(MPI_Comm, int, void* value, void*) {
   auto* state = static_cast<ContextState*>(value);
-  g_states.erase(state);
+  g_states.erase(std::remove(g_states.begin(), g_states.end(), state), g_states.end());
   delete state;
   return MPI_SUCCESS;
 }
@@ -57,13 +57,15 @@ ContextState& context_state(int ictxt, std::uint64_t settings_digest) {
   MPI_Allreduce(mine.data(), largest.data(), 2, MPI_UINT64_T, MPI_MAX, state->comm);
   state->settings_agree = largest[0] == ~largest[1];
   MPI_Comm_set_attr(context, state_keyval(), state.get());
-  g_states.insert(state.get());
+  g_states.push_back(state.get());
   return *state.release();
 }
 
 void free_context_states() {
+  // Oldest first: freeing a plan's window is collective over its node, and any two processes
+  // made the contexts they share in the same order (collectively), so they free them alike.
   while (!g_states.empty()) {
-    ContextState* state = *g_states.begin();
+    ContextState* state = g_states.front();
     MPI_Comm_delete_attr(state->context, state_keyval());  // runs delete_state
   }
 }

@@ -50,7 +50,7 @@ struct ContextState {
 /// collectively over its processes (MPI_Comm_dup, and an allreduce that checks the settings).
 ContextState& context_state(int ictxt, std::uint64_t settings_digest);
 
-/// Frees every context state still alive (their datatypes and communicators): at
+/// Frees every context state still alive (datatypes, communicators, windows), oldest first: at
 /// MPI_Finalize, where BLACS grids the program never exited still hold them.
 void free_context_states();
 

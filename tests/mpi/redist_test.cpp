@@ -57,13 +57,14 @@ constexpr testing::NamedCase kNamed[] = {
     {4, "17x9x13", "cyclic,block,cyclic(2)@2x1x2", "block,*,cyclic(3)@2x2"},
     {4, "8x8x8", "*,*,cyclic@4", "cyclic(2),cyclic,*@2x2"},
     {2, "5x6x7", "cyclic,cyclic,cyclic@1x2x1", "*,*,block@2"},
-    // Messages of many chunks of the shared-memory ring (src/redist/node_exchange.hpp: chunks of
-    // whole columns up to 64 KiB, 8 to a ring): a ring that wraps within an execute, columns of
-    // more than a chunk (10,000 rows of doubles: a chunk per column), a 1-D array cut by
-    // elements.
+    // Messages of many chunks of the shared-memory ring (src/redist/node_exchange.hpp: whole
+    // columns up to 1 MiB a chunk, 4 chunks to a ring): 4.5 MB messages whose ring wraps within
+    // an execute, columns of more than a chunk (300,000 rows of doubles: a chunk per column, 6
+    // of them), a 1-D array cut by elements (2 chunks).
+    {2, "1500x1500", "block,*@2", "cyclic,*@2"},
+    {2, "600000x6", "cyclic(3),*@2", "block,*@2"},
+    {2, "800000", "cyclic(5)@2", "block@2"},
     {4, "1200x1000", "cyclic,cyclic(3)@2x2", "block,cyclic(7)@2x2"},
-    {2, "20000x40", "cyclic(3),*@2", "block,*@2"},
-    {2, "300000", "cyclic(5)@2", "block@2"},
 };
 
 class Checker {
@@ -156,13 +157,20 @@ void run_case(const Case& c, Method method, int rank, Checker& check) {
   // Auto alternates its rule's engine and the all-datatype one on the first eight executes,
   // then runs the faster (src/redist/measured_engine.hpp): ten rounds, so that each engine
   // meets both target arrays and the chosen one runs twice. A forced method runs once into each.
-  // Every round must deliver every element.
+  // Every round must deliver every element, and this round's: the source changes sign from
+  // one round to the next, so that data left over from the previous execute (a shared-memory
+  // slot read before it was refilled) shows.
   const int rounds = method == Method::Auto ? 10 : 2;
   for (int round = 0; round < rounds; ++round) {
     const int turn = method == Method::Auto ? round / 2 : round;
     std::vector<double>& target = turn % 2 == 0 ? arrays.target : second;
     std::fill(target.begin(), target.end(), -1.0);
+    const auto negate = [](std::vector<double>& v) {
+      for (double& x : v) x = -x;
+    };
+    if (round > 0) negate(arrays.source);
     plan.execute(arrays.source.data(), target.data());
+    if (round % 2 == 1) negate(target);
     std::int64_t checked = 0;
     const std::string problem = check_local(c.to, rank, target.data(), checked);
     if (checked != local_storage(c.to, rank) && c.to.layout.leading_dim == 0)

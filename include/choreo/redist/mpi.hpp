@@ -13,7 +13,7 @@
 //  - pack: choreo copies the section into a buffer of its own (or out of one) and MPI moves
 //    a contiguous message;
 //  - shared: both ranks are on one node; the sender packs into a shared-memory window and the
-//    receiver unpacks out of it, MPI carrying only two empty notifications.
+//    receiver unpacks out of it, the two ordered by counters beside the data (no MPI message).
 // Method::Auto (the default) sends messages between ranks of one node through shared memory
 // (unless both sides are contiguous or the message is at most kDatatypeMaxBytes), and the
 // others direct where it can, by datatype up to kDatatypeMaxBytes, packed above: a large
