@@ -7,6 +7,7 @@
 // mix of shared and MPI messages a cluster would; the number of shared message sides is checked
 // against what the grouping allows.
 //
+// `--named-only` leaves out the 60 random cases (small arrays, few shared-memory messages).
 // Prints "redist: N cases OK" on rank 0 and exits 0 only when every element on every rank
 // was right; a wrong element is printed with its rank, case and global index.
 #include <fmt/format.h>
@@ -122,7 +123,8 @@ ArrayDistribution random_distribution(std::mt19937_64& rng, const std::vector<st
   return d;
 }
 
-std::vector<Case> cases(int size) {
+/// The named cases, then (with `random`) 60 random ones.
+std::vector<Case> cases(int size, bool random) {
   std::vector<Case> out;
   for (const testing::NamedCase& n : kNamed)
     if (n.ranks <= size) out.push_back(testing::parse_case(n, size));
@@ -135,7 +137,7 @@ std::vector<Case> cases(int size) {
     out.push_back({"scalapack 45x38 MB=4,NB=3 LLD=30 -> MB=7,NB=5 LLD=45", a, b});
   }
   std::mt19937_64 rng(20240611);
-  for (int k = 0; k < 60; ++k) {
+  for (int k = 0; k < (random ? 60 : 0); ++k) {
     const int ndims = 1 + static_cast<int>(rng() % 3);
     std::vector<std::int64_t> shape;
     for (int d = 0; d < ndims; ++d)
@@ -160,9 +162,11 @@ void run_case(const Case& c, Method method, int rank, Checker& check) {
   // Every round must deliver every element, and this round's: the source changes sign from
   // one round to the next, so that data left over from the previous execute (a shared-memory
   // slot read before it was refilled) shows.
-  const int rounds = method == Method::Auto ? 10 : 2;
+  // (Where the library mishandles derived datatypes Auto does not measure: two rounds.)
+  const bool measures = method == Method::Auto && !derived_datatypes_unsafe();
+  const int rounds = measures ? 10 : 2;
   for (int round = 0; round < rounds; ++round) {
-    const int turn = method == Method::Auto ? round / 2 : round;
+    const int turn = measures ? round / 2 : round;
     std::vector<double>& target = turn % 2 == 0 ? arrays.target : second;
     std::fill(target.begin(), target.end(), -1.0);
     const auto negate = [](std::vector<double>& v) {
@@ -271,7 +275,9 @@ int main(int argc, char** argv) {
     check_quirks(rank, size, check);
     // Auto runs the shared paths already (its rule's engine); forcing them too on the named
     // cases keeps the suite short where busy-polling MPICH ranks share two cores.
-    for (const Case& c : cases(size))
+    // --named-only: the named cases alone (the random ones are small: few shared messages).
+    const bool random = !(argc > 1 && std::string(argv[1]) == "--named-only");
+    for (const Case& c : cases(size, random))
       for (Method method : {Method::Auto, Method::Datatype, Method::Pack, Method::Shared}) {
         if (method == Method::Shared && c.name.starts_with("random")) continue;
         run_case(c, method, rank, check);
