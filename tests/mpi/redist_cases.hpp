@@ -13,6 +13,7 @@ struct NamedCase {
   const char* shape;
   const char* from;
   const char* to;
+  bool exact = false;  ///< run on exactly `ranks` ranks (a large case: once is enough)
 };
 
 struct ParsedCase {
