@@ -21,13 +21,14 @@ constexpr std::array<std::string_view, kFunctionCount> kFunctionNames = {
     "pzgemr2d",      "pigemr2d",
     "pstrmr2d",      "pdtrmr2d",
     "pctrmr2d",      "pztrmr2d",
-    "pitrmr2d"};
+    "pitrmr2d",      "MPI_*_init"};
 
 /// Every variable the library reads; any other CHOREO_* name is a misspelling.
 /// CHOREO_REDIST_NODE_RANKS is read by the redistribution itself (src/redist/node_exchange.cpp).
-constexpr std::array<std::string_view, 8> kVariables = {
-    "CHOREO_MODE",    "CHOREO_PROFILE", "CHOREO_ALLREDUCE", "CHOREO_EXCHANGE",
-    "CHOREO_DISABLE", "CHOREO_REPORT",  "CHOREO_RECORD",    "CHOREO_REDIST_NODE_RANKS"};
+constexpr std::array<std::string_view, 9> kVariables = {
+    "CHOREO_MODE",     "CHOREO_PROFILE",           "CHOREO_ALLREDUCE",
+    "CHOREO_EXCHANGE", "CHOREO_DISABLE",           "CHOREO_REPORT",
+    "CHOREO_RECORD",   "CHOREO_REDIST_NODE_RANKS", "CHOREO_PERSISTENT"};
 
 std::string_view trimmed(std::string_view text) {
   const auto first = text.find_first_not_of(" \t");
@@ -149,6 +150,20 @@ void read_disable(Reader& reader, Config& config) {
   }
 }
 
+void read_persistent(Reader& reader, Config& config) {
+  auto value = reader.value("CHOREO_PERSISTENT");
+  if (!value) return;
+  const std::string choice = lowercase(*value);
+  if (choice == "library")
+    config.persistent = PersistentChoice::Library;
+  else if (choice == "choreo")
+    config.persistent = PersistentChoice::Choreo;
+  else if (choice == "nonblocking")
+    config.persistent = PersistentChoice::Nonblocking;
+  else
+    reader.problem("CHOREO_PERSISTENT", *value, "not a choice; use library, choreo or nonblocking");
+}
+
 void read_report(Reader& reader, Config& config) {
   auto value = reader.value("CHOREO_REPORT");
   if (!value) return;
@@ -180,6 +195,7 @@ ConfigReading read_config(const std::function<const char*(const char*)>& lookup,
   read_exchange(reader, config);
   read_disable(reader, config);
   read_report(reader, config);
+  read_persistent(reader, config);
   if (auto value = reader.value("CHOREO_RECORD")) config.record_dir = std::string(*value);
   for (const std::string& name : names) {
     if (!name.starts_with("CHOREO_")) continue;

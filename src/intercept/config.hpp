@@ -15,7 +15,8 @@ namespace choreo::intercept {
 
 /// The functions choreo's adoption libraries take: the MPI collectives libchoreo_pmpi.so
 /// intercepts, then the ScaLAPACK redistribution routines libchoreo_scalapack.so replaces (one
-/// name for the Fortran pdgemr2d_ and the C Cpdgemr2d). One list, so that CHOREO_DISABLE and
+/// name for the Fortran pdgemr2d_ and the C Cpdgemr2d), then MPI-4's persistent collective
+/// inits as one entry ("MPI_*_init"). One list, so that CHOREO_DISABLE and
 /// the report (choreo.report/1) read the same way for both libraries.
 enum class Function : std::uint8_t {
   Alltoallv,
@@ -33,8 +34,10 @@ enum class Function : std::uint8_t {
   Pctrmr2d,
   Pztrmr2d,
   Pitrmr2d,
+  /// MPI-4's persistent collective inits (MPI_Bcast_init, ...), one entry for all of them.
+  PersistentInit,
 };
-inline constexpr std::size_t kFunctionCount = 15;
+inline constexpr std::size_t kFunctionCount = 16;
 /// "MPI_Alltoallv", ..., "pdgemr2d", ...
 std::string_view function_name(Function function);
 
@@ -52,6 +55,14 @@ enum class AllreduceChoice : std::uint8_t {
   Resilient,  ///< paper 004's jitter-resilient butterfly, T redundant exchanges
 };
 
+/// CHOREO_PERSISTENT: who runs the MPI-4 persistent collectives (MPI_Bcast_init, ...) that
+/// the library defines even on an MPI-3.1 library (docs/intercept.md, "Persistent collectives").
+enum class PersistentChoice : std::uint8_t {
+  Library,      ///< the MPI library's own: MPI_X_init, else Open MPI's MPIX_X_init, else emulated
+  Choreo,       ///< choreo::persist where it supports the call, the library's own elsewhere
+  Nonblocking,  ///< emulated everywhere: each start posts the nonblocking collective (MPI_Ix)
+};
+
 enum class ReportTarget : std::uint8_t { None, Stderr, JsonFile };
 
 struct Config {
@@ -61,7 +72,8 @@ struct Config {
   int resilient_t = -1;  ///< CHOREO_ALLREDUCE=resilient:T=k; -1 chooses T automatically
   /// CHOREO_EXCHANGE: the schedule of intercepted alltoallv calls (Auto: the model's pick).
   ExchangeAlgorithm exchange = ExchangeAlgorithm::Auto;
-  std::bitset<kFunctionCount> disabled;  ///< CHOREO_DISABLE
+  std::bitset<kFunctionCount> disabled;                     ///< CHOREO_DISABLE
+  PersistentChoice persistent = PersistentChoice::Library;  ///< CHOREO_PERSISTENT
   ReportTarget report = ReportTarget::None;
   std::string report_path;  ///< CHOREO_REPORT=PATH.json
   /// CHOREO_RECORD=DIR: every rank records its MPI calls to DIR/rank-<r>.ctr (record.hpp).

@@ -50,6 +50,7 @@ int Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 int Start(MPI_Request* request);
 int Startall(int count, MPI_Request array_of_requests[]);
 int Request_free(MPI_Request* request);
+int Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
 int Wait(MPI_Request* request, MPI_Status* status);
 int Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
 int Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status);

@@ -54,6 +54,9 @@ int Startall(int count, MPI_Request array_of_requests[]) {
   CHOREO_NEXT(Startall, count, array_of_requests);
 }
 int Request_free(MPI_Request* request) { CHOREO_NEXT(Request_free, request); }
+int Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  CHOREO_NEXT(Request_get_status, request, flag, status);
+}
 int Wait(MPI_Request* request, MPI_Status* status) { CHOREO_NEXT(Wait, request, status); }
 int Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   CHOREO_NEXT(Waitall, count, array_of_requests, array_of_statuses);

@@ -1,6 +1,7 @@
 // Point-to-point calls, recorded (CHOREO_RECORD): blocking, nonblocking and persistent sends
 // and receives. Each wrapper is MPI's own call when not recording.
 #include "next.hpp"
+#include "persistent_requests.hpp"
 #include "record.hpp"
 
 namespace choreo::intercept::record {
@@ -165,9 +166,9 @@ extern "C" int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source
 }
 
 extern "C" int MPI_Startall(int count, MPI_Request requests[]) {
-  if (!record::on()) return next::Startall(count, requests);
+  if (!record::on()) return persistent::Startall(count, requests);
   const std::int64_t start = now_ns();
-  const int result = next::Startall(count, requests);
+  const int result = persistent::Startall(count, requests);
   record::write(Kind::Start, start, [&](choreo::trace::Event& e) {
     for (int i = 0; i < count; ++i)
       if (const std::uint64_t id = record::started(requests[i])) e.requests.push_back(id);
@@ -176,9 +177,9 @@ extern "C" int MPI_Startall(int count, MPI_Request requests[]) {
 }
 
 extern "C" int MPI_Start(MPI_Request* request) {
-  if (!record::on()) return next::Start(request);
+  if (!record::on()) return persistent::Start(request);
   const std::int64_t start = now_ns();
-  const int result = next::Start(request);
+  const int result = persistent::Start(request);
   record::write(Kind::Start, start, [&](choreo::trace::Event& e) {
     if (const std::uint64_t id = record::started(*request)) e.requests.push_back(id);
   });
@@ -186,10 +187,10 @@ extern "C" int MPI_Start(MPI_Request* request) {
 }
 
 extern "C" int MPI_Request_free(MPI_Request* request) {
-  if (!record::on()) return next::Request_free(request);
+  if (!record::on()) return persistent::Request_free(request);
   const MPI_Request before = *request;
   const std::int64_t start = now_ns();
-  const int result = next::Request_free(request);
+  const int result = persistent::Request_free(request);
   record::write(Kind::RequestFree, start,
                 [&](choreo::trace::Event& e) { e.request = record::freed(before); });
   return result;

@@ -24,7 +24,9 @@ constexpr std::array<std::string_view, kFallbackCount> kFallbackKeys = {
     "no_choreo_algorithm",
     "no_machine_profile",
     "one_node",
-    "choreo_measured_slower"};
+    "choreo_measured_slower",
+    "mpi_library_persistent_collective",
+    "emulated_by_nonblocking_collective"};
 
 double seconds(std::int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 

@@ -34,8 +34,10 @@ enum class Fallback : std::uint8_t {
   NoProfile,            ///< no CHOREO_PROFILE: the model does not know this machine
   OneNode,              ///< every rank on one node: MPI's shared-memory collectives
   MeasuredSlower,       ///< choreo's ways to run the pattern were timed slower than MPI's call
+  LibraryPersistent,    ///< a persistent collective init served by the library's own (or MPIX_)
+  EmulatedPersistent,   ///< ... emulated: the library's nonblocking collective at every start
 };
-inline constexpr std::size_t kFallbackCount = 17;
+inline constexpr std::size_t kFallbackCount = 19;
 /// The reason's key in the JSON report, e.g. "model_predicts_no_gain".
 std::string_view fallback_key(Fallback reason);
 

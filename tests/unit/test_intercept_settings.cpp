@@ -36,6 +36,7 @@ TEST(InterceptSettings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(reading.config.report, ReportTarget::None);
   EXPECT_TRUE(reading.config.disabled.none());
   EXPECT_TRUE(reading.config.enabled(Function::Bcast));
+  EXPECT_EQ(reading.config.persistent, PersistentChoice::Library);
 }
 
 TEST(InterceptSettings, EveryDocumentedValue) {
@@ -63,6 +64,11 @@ TEST(InterceptSettings, EveryDocumentedValue) {
   EXPECT_EQ(read({{"CHOREO_REPORT", "stderr"}}).config.report, ReportTarget::Stderr);
   EXPECT_TRUE(read({{"CHOREO_DISABLE", "all"}}).config.disabled.all());
   EXPECT_FALSE(read({{"CHOREO_MODE", "mpi"}}).config.enabled(Function::Alltoallv));
+  EXPECT_EQ(read({{"CHOREO_PERSISTENT", "Choreo"}}).config.persistent, PersistentChoice::Choreo);
+  EXPECT_EQ(read({{"CHOREO_PERSISTENT", "nonblocking"}}).config.persistent,
+            PersistentChoice::Nonblocking);
+  EXPECT_EQ(read({{"CHOREO_PERSISTENT", "library"}}).config.persistent, PersistentChoice::Library);
+  EXPECT_FALSE(read({{"CHOREO_DISABLE", "MPI_*_init"}}).config.enabled(Function::PersistentInit));
 }
 
 TEST(InterceptSettings, MalformedValuesNameTheVariableAndTheFix) {
@@ -74,6 +80,8 @@ TEST(InterceptSettings, MalformedValuesNameTheVariableAndTheFix) {
       {{{"CHOREO_EXCHANGE", "best"}}, "CHOREO_EXCHANGE=best: not a schedule; use auto, direct"},
       {{{"CHOREO_DISABLE", "MPI_Reduce"}}, "MPI_Reduce is not taken by choreo; list some of"},
       {{{"CHOREO_REPORT", "report.txt"}}, "stderr, or a file name ending in .json"},
+      {{{"CHOREO_PERSISTENT", "mpi"}},
+       "CHOREO_PERSISTENT=mpi: not a choice; use library, choreo or nonblocking"},
       {{{"CHOREO_MDOE", "choreo"}}, "CHOREO_MDOE is not a choreo setting; the settings are"},
   };
   for (const auto& [variables, expected] : cases) {

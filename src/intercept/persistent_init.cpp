@@ -1,0 +1,598 @@
+// MPI-4's persistent collective initialisations, defined on every MPI (docs/intercept.md,
+// "Persistent collectives"). Each call is served by, in this order:
+//   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (bcast, allreduce,
+//     allgather, alltoallv with contiguous types on an intra-communicator);
+//   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
+//     (mpi-ext.h), whose requests are MPI's own in every respect;
+//   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
+//     library has neither, where its own are broken (MPICH 4.0.x, below), or under
+//     CHOREO_PERSISTENT=nonblocking.
+// The choice depends only on what every rank shares (the settings, the library, arguments MPI
+// requires to match), so all ranks of a communicator take the same one.
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "../mpi/timed_runs.hpp"
+#include "choreo/mpi_persistent.h"
+#include "choreo/persist/collectives.hpp"
+#include "persistent_kinds.hpp"
+#include "runtime.hpp"
+
+namespace choreo::intercept::persistent {
+namespace {
+
+enum class Route : std::uint8_t { Library, Choreo, Emulated };
+
+Route route_of(bool serving, bool has_library, bool choreo_takes) {
+  // choreo::persist's own calls (its measurement against the library's broadcast) and programs
+  // the library does not serve get the library's function.
+  if (!serving) return has_library ? Route::Library : Route::Emulated;
+  const Config& config = runtime().config;
+  if (config.persistent == PersistentChoice::Choreo && choreo_takes &&
+      config.enabled(Function::PersistentInit))
+    return Route::Choreo;
+  const PersistentChoice choice = config.persistent;
+  if (choice == PersistentChoice::Nonblocking || !has_library) return Route::Emulated;
+  return Route::Library;
+}
+
+/// The MPI library's own PMPI_<name> (MPI-4), else Open MPI's PMPIX_<name>; nullptr if it has
+/// neither. The library defines neither name itself, so the default lookup finds MPI's.
+template <class Function>
+Function library_function(const char* name) {
+  for (const char* prefix : {"PMPI_", "PMPIX_"}) {
+    const std::string symbol = std::string(prefix) + name;
+    if (void* found = dlsym(RTLD_DEFAULT, symbol.c_str())) return reinterpret_cast<Function>(found);
+  }
+  return nullptr;
+}
+
+/// MPICH 4.0.2's own persistent collectives (Debian 12) are wrong, measured here by
+/// tests/mpi/persistent_mpi4_test.c run without choreo: MPI_Gather_init leaves the root's
+/// blocks unset, other collectives' data go wrong while several are active, MPI_Testall
+/// returns MPI_ERR_IN_STATUS with every status MPI_SUCCESS, MPI_Waitany and MPI_Testany
+/// return index 0 for inactive requests, MPI_Waitsome and MPI_Testsome report requests twice.
+/// Its nonblocking collectives are right, so the emulation serves MPICH 4.0.x.
+bool library_collectives_broken() {
+  static const bool broken = [] {
+    const std::string text = choreo::mpi::detail::library_version();
+    std::string_view version = text;
+    constexpr std::string_view kPrefix = "MPICH Version:";
+    if (!version.starts_with(kPrefix)) return false;
+    version.remove_prefix(kPrefix.size());
+    version.remove_prefix(std::min(version.find_first_not_of(" \t"), version.size()));
+    return version.starts_with("4.0");
+  }();
+  return broken;
+}
+
+bool is_inter(MPI_Comm comm) {
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  return inter != 0;
+}
+
+/// The processes a count or displacement array has an entry for: the group, or on an
+/// inter-communicator the remote group.
+int peers(MPI_Comm comm) {
+  int size = 0;
+  if (is_inter(comm))
+    PMPI_Comm_remote_size(comm, &size);
+  else
+    PMPI_Comm_size(comm, &size);
+  return size;
+}
+
+/// Whether this process's root-only arguments are significant.
+bool at_root(MPI_Comm comm, int root) {
+  if (is_inter(comm)) return root == MPI_ROOT;
+  int rank = 0;
+  PMPI_Comm_rank(comm, &rank);
+  return rank == root;
+}
+
+/// A neighbourhood collective's in- and out-degree on comm's topology.
+std::pair<int, int> degrees(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED;
+  PMPI_Topo_test(comm, &kind);
+  if (kind == MPI_CART) {
+    int dims = 0;
+    PMPI_Cartdim_get(comm, &dims);
+    return {2 * dims, 2 * dims};
+  }
+  if (kind == MPI_GRAPH) {
+    int rank = 0, neighbours = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Graph_neighbors_count(comm, rank, &neighbours);
+    return {neighbours, neighbours};
+  }
+  if (kind == MPI_DIST_GRAPH) {
+    int in = 0, out = 0, weighted = 0;
+    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
+    return {in, out};
+  }
+  return {0, 0};  // no topology: MPI reports the error when the collective is posted
+}
+
+/// Builds choreo's request, or nothing where it does not take the call.
+using MakeChoreo = std::function<persist::Request()>;
+
+/// Serves one init call by its route (see the top of this file).
+template <class CallLibrary, class SetUp>
+int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
+          const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
+  has_library = has_library && !library_collectives_broken();
+  const bool serving = intercepting();
+  std::optional<CallRecord> record;  // CHOREO_REPORT counts the program's calls only
+  if (serving) record.emplace(Function::PersistentInit);
+  const bool choreo_takes = make_choreo && !is_inter(comm);
+  const Route route = route_of(serving, has_library, choreo_takes);
+  if (route == Route::Choreo) {
+    std::optional<persist::Request> made;
+    try {
+      ChoreoScope scope;
+      made = make_choreo();
+    } catch (const std::exception&) {
+      // choreo::persist refuses alike on every rank (a non-contiguous type, a non-commutative
+      // op), so every rank falls back to the same implementation below.
+    }
+    if (made) {
+      if (record) record->took_choreo();
+      return adopt(std::make_unique<ChoreoCollective>(call, comm, std::move(*made)), request);
+    }
+  }
+  if (route != Route::Emulated && has_library) {
+    if (record) record->fell_back(Fallback::LibraryPersistent);
+    return call_library();
+  }
+  if (record) record->fell_back(Fallback::EmulatedPersistent);
+  auto owned = std::make_unique<Emulated>(call, comm);
+  set_up(*owned);
+  return adopt(std::move(owned), request);
+}
+
+}  // namespace
+}  // namespace choreo::intercept::persistent
+
+using choreo::intercept::persistent::at_root;
+using choreo::intercept::persistent::degrees;
+using choreo::intercept::persistent::Emulated;
+using choreo::intercept::persistent::library_function;
+using choreo::intercept::persistent::MakeChoreo;
+using choreo::intercept::persistent::peers;
+using choreo::intercept::persistent::serve;
+namespace persist = choreo::persist;
+
+extern "C" int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Barrier_init)>("Barrier_init");
+  return serve(
+      "MPI_Barrier_init", comm, request, library != nullptr, {},
+      [&] { return library(comm, info, request); },
+      [&](Emulated& e) { e.post = [=](MPI_Request* r) { return PMPI_Ibarrier(comm, r); }; });
+}
+
+extern "C" int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
+                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Bcast_init)>("Bcast_init");
+  return serve(
+      "MPI_Bcast_init", comm, request, library != nullptr,
+      [&] { return persist::bcast_init(buffer, count, datatype, root, comm); },
+      [&] { return library(buffer, count, datatype, root, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ibcast(buffer, count, datatype, root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Gather_init)>("Gather_init");
+  return serve(
+      "MPI_Gather_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Gatherv_init)>("Gatherv_init");
+  return serve(
+      "MPI_Gatherv_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = at_root(comm, root) ? peers(comm) : 0;
+        const int* counts = e.keep(recvcounts, n);
+        const int* places = e.keep(displs, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places, recvtype,
+                               root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Scatter_init)>("Scatter_init");
+  return serve(
+      "MPI_Scatter_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                                 MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Scatterv_init)>("Scatterv_init");
+  return serve(
+      "MPI_Scatterv_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = at_root(comm, root) ? peers(comm) : 0;
+        const int* counts = e.keep(sendcounts, n);
+        const int* places = e.keep(displs, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscatterv(sendbuf, counts, places, sendtype, recvbuf, recvcount, recvtype,
+                                root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Allgather_init)>("Allgather_init");
+  // choreo's allgather moves one count of one type: the same on both sides, or in place.
+  const bool one_type = sendbuf == MPI_IN_PLACE || (sendtype == recvtype && sendcount == recvcount);
+  return serve(
+      "MPI_Allgather_init", comm, request, library != nullptr,
+      one_type ? MakeChoreo([&] {
+        return persist::allgather_init(sendbuf, recvbuf, recvcount, recvtype, comm);
+      })
+               : MakeChoreo{},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                 r);
+        };
+      });
+}
+
+extern "C" int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Allgatherv_init)>("Allgatherv_init");
+  return serve(
+      "MPI_Allgatherv_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const int* counts = e.keep(recvcounts, n);
+        const int* places = e.keep(displs, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places, recvtype,
+                                  comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Alltoall_init)>("Alltoall_init");
+  return serve(
+      "MPI_Alltoall_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Alltoallv_init)>("Alltoallv_init");
+  return serve(
+      "MPI_Alltoallv_init", comm, request, library != nullptr,
+      sendbuf == MPI_IN_PLACE ? MakeChoreo{} : MakeChoreo([&] {
+        return persist::alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                       rdispls, recvtype, comm);
+      }),
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const int* scounts = e.keep(sendcounts, n);
+        const int* splaces = e.keep(sdispls, n);
+        const int* rcounts = e.keep(recvcounts, n);
+        const int* rplaces = e.keep(rdispls, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoallv(sendbuf, scounts, splaces, sendtype, recvbuf, rcounts, rplaces,
+                                 recvtype, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf,
+                                  const int recvcounts[], const int rdispls[],
+                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Alltoallw_init)>("Alltoallw_init");
+  return serve(
+      "MPI_Alltoallw_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const int* scounts = e.keep(sendcounts, n);
+        const int* splaces = e.keep(sdispls, n);
+        const MPI_Datatype* stypes = e.keep(sendtypes, n);
+        const int* rcounts = e.keep(recvcounts, n);
+        const int* rplaces = e.keep(rdispls, n);
+        const MPI_Datatype* rtypes = e.keep(recvtypes, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoallw(sendbuf, scounts, splaces, stypes, recvbuf, rcounts, rplaces,
+                                 rtypes, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, int root, MPI_Comm comm, MPI_Info info,
+                               MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Reduce_init)>("Reduce_init");
+  return serve(
+      "MPI_Reduce_init", comm, request, library != nullptr, {},
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Allreduce_init)>("Allreduce_init");
+  return serve(
+      "MPI_Allreduce_init", comm, request, library != nullptr,
+      [&] { return persist::allreduce_init(sendbuf, recvbuf, count, datatype, op, comm); },
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Reduce_scatter_init)>("Reduce_scatter_init");
+  return serve(
+      "MPI_Reduce_scatter_init", comm, request, library != nullptr, {},
+      [&] { return library(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        int size = 0;  // the counts of the local group's blocks, on either kind of communicator
+        PMPI_Comm_size(comm, &size);
+        const int* counts = e.keep(recvcounts, size);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                             MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Reduce_scatter_block_init)>("Reduce_scatter_block_init");
+  return serve(
+      "MPI_Reduce_scatter_block_init", comm, request, library != nullptr, {},
+      [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Scan_init)>("Scan_init");
+  return serve(
+      "MPI_Scan_init", comm, request, library != nullptr, {},
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Exscan_init)>("Exscan_init");
+  return serve(
+      "MPI_Exscan_init", comm, request, library != nullptr, {},
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
+                                           MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_allgather_init)>("Neighbor_allgather_init");
+  return serve(
+      "MPI_Neighbor_allgather_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                          recvtype, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void* recvbuf,
+                                            const int recvcounts[], const int displs[],
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_allgatherv_init)>("Neighbor_allgatherv_init");
+  return serve(
+      "MPI_Neighbor_allgatherv_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       info, request);
+      },
+      [&](Emulated& e) {
+        const int in = degrees(comm).first;
+        const int* counts = e.keep(recvcounts, in);
+        const int* places = e.keep(displs, in);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places,
+                                           recvtype, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoall_init)>("Neighbor_alltoall_init");
+  return serve(
+      "MPI_Neighbor_alltoall_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                         comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[],
+                                           const int sdispls[], MPI_Datatype sendtype,
+                                           void* recvbuf, const int recvcounts[],
+                                           const int rdispls[], MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoallv_init)>("Neighbor_alltoallv_init");
+  return serve(
+      "MPI_Neighbor_alltoallv_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const auto [in, out] = degrees(comm);
+        const int* scounts = e.keep(sendcounts, out);
+        const int* splaces = e.keep(sdispls, out);
+        const int* rcounts = e.keep(recvcounts, in);
+        const int* rplaces = e.keep(rdispls, in);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoallv(sendbuf, scounts, splaces, sendtype, recvbuf, rcounts,
+                                          rplaces, recvtype, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
+                                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                           void* recvbuf, const int recvcounts[],
+                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                           MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoallw_init)>("Neighbor_alltoallw_init");
+  return serve(
+      "MPI_Neighbor_alltoallw_init", comm, request, library != nullptr, {},
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const auto [in, out] = degrees(comm);
+        const int* scounts = e.keep(sendcounts, out);
+        const MPI_Aint* splaces = e.keep(sdispls, out);
+        const MPI_Datatype* stypes = e.keep(sendtypes, out);
+        const int* rcounts = e.keep(recvcounts, in);
+        const MPI_Aint* rplaces = e.keep(rdispls, in);
+        const MPI_Datatype* rtypes = e.keep(recvtypes, in);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoallw(sendbuf, scounts, splaces, stypes, recvbuf, rcounts,
+                                          rplaces, rtypes, comm, r);
+        };
+      });
+}
