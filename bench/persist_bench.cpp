@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -120,7 +121,10 @@ double initialise(Subject& s) {
 /// ratios between them hold even when the absolute figures drift. Round k begins with
 /// subject k (mod the count): the first subject of a round measured 0.03 us slower than the
 /// others at small sizes (MPICH, 2 ranks), whichever it was.
-std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::int64_t bytes) {
+/// idle_us > 0: every rank sleeps that long after the barrier before each start, so a
+/// progress thread that parks after 200 us idle is asleep when start() comes (its wake cost).
+std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::int64_t bytes,
+                                         int idle_us) {
   std::vector<Figures> out(subjects.size());
   for (std::size_t i = 0; i < subjects.size(); ++i) out[i].init_us = initialise(subjects[i]);
   const int reps = repetitions_for(bytes);
@@ -130,6 +134,7 @@ std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::in
       const std::size_t i = (turn + static_cast<std::size_t>(k)) % subjects.size();
       Subject& s = subjects[i];
       MPI_Barrier(MPI_COMM_WORLD);
+      if (idle_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(idle_us));
       const double t0 = now_us();
       s.start();
       const double t1 = now_us();
@@ -166,7 +171,8 @@ struct Settings {
   std::int64_t min_bytes = 1024, max_bytes = 4 << 20;
   std::vector<std::string> algorithms = {"default", "binomial", "kary_pipeline", "multitree"};
   std::vector<std::string> engines = {"commands", "thread", "inline"};
-  int arity = 0;  ///< the named pipelines' arity (0: their defaults)
+  int idle_us = 0;  ///< sleep before each timed start (the thread engine's wake cost)
+  int arity = 0;    ///< the named pipelines' arity (0: their defaults)
   std::string csv = "persist_bench.csv";
   bool overlap = true;
 };
@@ -259,7 +265,7 @@ void run(const Settings& settings, int rank, int ranks) {
   for (std::int64_t bytes = settings.min_bytes; bytes <= settings.max_bytes; bytes *= 2) {
     std::vector<std::byte> buf(static_cast<std::size_t>(bytes));
     std::vector<Subject> all = subjects(buf, static_cast<int>(bytes), settings);
-    const std::vector<Figures> figures = measure_interleaved(all, bytes);
+    const std::vector<Figures> figures = measure_interleaved(all, bytes, settings.idle_us);
     for (std::size_t i = 0; i < all.size(); ++i) {
       Subject& s = all[i];
       const Figures& f = figures[i];
@@ -309,6 +315,10 @@ int main(int argc, char** argv) {
   app.add_option("--arity", settings.arity,
                  "arity of the named pipelines (kary_pipeline, multitree); 0: their defaults");
   app.add_option("--csv", settings.csv, "CSV output (rank 0)");
+  app.add_option("--idle-us", settings.idle_us,
+                 "sleep this long before each timed start (1000: the progress thread is parked, "
+                 "so start pays its wake-up)")
+      ->check(CLI::Range(0, 1000000));
   app.add_flag("!--no-overlap", settings.overlap, "skip the overlap runs");
   int status = 0;
   try {

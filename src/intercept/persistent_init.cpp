@@ -13,8 +13,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +76,17 @@ bool library_collectives_broken() {
   return broken;
 }
 
+/// The bytes of `count` elements of a contiguous type (extent == size, lower bound 0), or -1
+/// when the type is not contiguous.
+std::int64_t contiguous_bytes(int count, MPI_Datatype type) {
+  MPI_Aint lower_bound = 0, extent = 0;
+  int size = 0;
+  if (PMPI_Type_get_extent(type, &lower_bound, &extent) != MPI_SUCCESS ||
+      PMPI_Type_size(type, &size) != MPI_SUCCESS || lower_bound != 0 || extent != size)
+    return -1;
+  return static_cast<std::int64_t>(count) * size;
+}
+
 bool is_inter(MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
@@ -122,13 +135,14 @@ std::pair<int, int> degrees(MPI_Comm comm) {
   return {0, 0};  // no topology: MPI reports the error when the collective is posted
 }
 
-/// Builds choreo's request, or nothing where it does not take the call.
-using MakeChoreo = std::function<persist::Request()>;
+/// Builds choreo's request (its derived datatypes held in the vector it is given), or is empty
+/// where choreo does not take the call.
+using MakeChoreo = std::function<persist::Request(std::vector<MPI_Datatype>&)>;
 
 /// Serves one init call by its route (see the top of this file).
 template <class CallLibrary, class SetUp>
-int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
-          const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
+int serve_unguarded(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
+                    const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
   has_library = has_library && !library_collectives_broken();
   const bool serving = intercepting();
   std::optional<CallRecord> record;  // CHOREO_REPORT counts the program's calls only
@@ -137,17 +151,21 @@ int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_librar
   const Route route = route_of(serving, has_library, choreo_takes);
   if (route == Route::Choreo) {
     std::optional<persist::Request> made;
+    std::vector<MPI_Datatype> duplicates;
     try {
       ChoreoScope scope;
-      made = make_choreo();
-    } catch (const std::exception&) {
+      made = make_choreo(duplicates);
+    } catch (...) {
       // choreo::persist refuses alike on every rank (a non-contiguous type, a non-commutative
       // op), so every rank falls back to the same implementation below.
     }
     if (made) {
       if (record) record->took_choreo();
-      return adopt(std::make_unique<ChoreoCollective>(call, comm, std::move(*made)), request);
+      return adopt(
+          std::make_unique<ChoreoCollective>(call, comm, std::move(*made), std::move(duplicates)),
+          request);
     }
+    free_types(duplicates);
   }
   if (route != Route::Emulated && has_library) {
     if (record) record->fell_back(Fallback::LibraryPersistent);
@@ -159,12 +177,29 @@ int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_librar
   return adopt(std::move(owned), request);
 }
 
+/// serve_unguarded, with no exception crossing the C interface (memory exhausted).
+template <class CallLibrary, class SetUp>
+int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
+          const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
+  try {
+    return serve_unguarded(call, comm, request, has_library, make_choreo, call_library, set_up);
+  } catch (const std::bad_alloc&) {
+    say(std::string(call) + ": out of memory");
+    return MPI_ERR_NO_MEM;
+  } catch (...) {
+    say(std::string(call) + ": an unexpected error");
+    return MPI_ERR_OTHER;
+  }
+}
+
 }  // namespace
 }  // namespace choreo::intercept::persistent
 
 using choreo::intercept::persistent::at_root;
+using choreo::intercept::persistent::contiguous_bytes;
 using choreo::intercept::persistent::degrees;
 using choreo::intercept::persistent::Emulated;
+using choreo::intercept::persistent::held_type;
 using choreo::intercept::persistent::library_function;
 using choreo::intercept::persistent::MakeChoreo;
 using choreo::intercept::persistent::peers;
@@ -184,11 +219,14 @@ extern "C" int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, in
   static const auto library = library_function<decltype(&MPI_Bcast_init)>("Bcast_init");
   return serve(
       "MPI_Bcast_init", comm, request, library != nullptr,
-      [&] { return persist::bcast_init(buffer, count, datatype, root, comm); },
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::bcast_init(buffer, count, held_type(datatype, held), root, comm);
+      },
       [&] { return library(buffer, count, datatype, root, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ibcast(buffer, count, datatype, root, comm, r);
+          return PMPI_Ibcast(buffer, count, held_datatype, root, comm, r);
         };
       });
 }
@@ -204,9 +242,11 @@ extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype 
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, r);
+          return PMPI_Igather(sendbuf, sendcount, held_sendtype, recvbuf, recvcount, held_recvtype,
+                              root, comm, r);
         };
       });
 }
@@ -226,9 +266,11 @@ extern "C" int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype
         const int n = at_root(comm, root) ? peers(comm) : 0;
         const int* counts = e.keep(recvcounts, n);
         const int* places = e.keep(displs, n);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places, recvtype,
-                               root, comm, r);
+          return PMPI_Igatherv(sendbuf, sendcount, held_sendtype, recvbuf, counts, places,
+                               held_recvtype, root, comm, r);
         };
       });
 }
@@ -244,9 +286,11 @@ extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                               comm, r);
+          return PMPI_Iscatter(sendbuf, sendcount, held_sendtype, recvbuf, recvcount, held_recvtype,
+                               root, comm, r);
         };
       });
 }
@@ -266,9 +310,11 @@ extern "C" int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], co
         const int n = at_root(comm, root) ? peers(comm) : 0;
         const int* counts = e.keep(sendcounts, n);
         const int* places = e.keep(displs, n);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iscatterv(sendbuf, counts, places, sendtype, recvbuf, recvcount, recvtype,
-                                root, comm, r);
+          return PMPI_Iscatterv(sendbuf, counts, places, held_sendtype, recvbuf, recvcount,
+                                held_recvtype, root, comm, r);
         };
       });
 }
@@ -277,22 +323,29 @@ extern "C" int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Dataty
                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Allgather_init)>("Allgather_init");
-  // choreo's allgather moves one count of one type: the same on both sides, or in place.
-  const bool one_type = sendbuf == MPI_IN_PLACE || (sendtype == recvtype && sendcount == recvcount);
   return serve(
       "MPI_Allgather_init", comm, request, library != nullptr,
-      one_type ? MakeChoreo([&] {
-        return persist::allgather_init(sendbuf, recvbuf, recvcount, recvtype, comm);
-      })
-               : MakeChoreo{},
+      [&](std::vector<MPI_Datatype>& held) {
+        // choreo's allgather moves recvcount elements of recvtype from sendbuf as bytes: the
+        // send side must be the same contiguous bytes. Where it is not on some rank, a count
+        // no rank accepts makes every rank refuse alike (persist's checks agree), so all fall
+        // back together; a rank deciding alone would leave the others in choreo's init.
+        const bool same_bytes =
+            sendbuf == MPI_IN_PLACE ||
+            contiguous_bytes(sendcount, sendtype) == contiguous_bytes(recvcount, recvtype);
+        return persist::allgather_init(sendbuf, recvbuf, same_bytes ? recvcount : -1,
+                                       held_type(recvtype, held), comm);
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                 r);
+          return PMPI_Iallgather(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
+                                 held_recvtype, comm, r);
         };
       });
 }
@@ -312,9 +365,11 @@ extern "C" int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datat
         const int n = peers(comm);
         const int* counts = e.keep(recvcounts, n);
         const int* places = e.keep(displs, n);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places, recvtype,
-                                  comm, r);
+          return PMPI_Iallgatherv(sendbuf, sendcount, held_sendtype, recvbuf, counts, places,
+                                  held_recvtype, comm, r);
         };
       });
 }
@@ -330,9 +385,11 @@ extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatyp
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
-                                r);
+          return PMPI_Ialltoall(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
+                                held_recvtype, comm, r);
         };
       });
 }
@@ -344,9 +401,10 @@ extern "C" int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], c
   static const auto library = library_function<decltype(&MPI_Alltoallv_init)>("Alltoallv_init");
   return serve(
       "MPI_Alltoallv_init", comm, request, library != nullptr,
-      sendbuf == MPI_IN_PLACE ? MakeChoreo{} : MakeChoreo([&] {
-        return persist::alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                       rdispls, recvtype, comm);
+      sendbuf == MPI_IN_PLACE ? MakeChoreo{} : MakeChoreo([&](std::vector<MPI_Datatype>& held) {
+        return persist::alltoallv_init(sendbuf, sendcounts, sdispls, held_type(sendtype, held),
+                                       recvbuf, recvcounts, rdispls, held_type(recvtype, held),
+                                       comm);
       }),
       [&] {
         return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -354,13 +412,16 @@ extern "C" int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], c
       },
       [&](Emulated& e) {
         const int n = peers(comm);
-        const int* scounts = e.keep(sendcounts, n);
-        const int* splaces = e.keep(sdispls, n);
+        const int sent = sendbuf == MPI_IN_PLACE ? 0 : n;  // MPI ignores them in place
+        const int* scounts = e.keep(sendcounts, sent);
+        const int* splaces = e.keep(sdispls, sent);
         const int* rcounts = e.keep(recvcounts, n);
         const int* rplaces = e.keep(rdispls, n);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ialltoallv(sendbuf, scounts, splaces, sendtype, recvbuf, rcounts, rplaces,
-                                 recvtype, comm, r);
+          return PMPI_Ialltoallv(sendbuf, scounts, splaces, held_sendtype, recvbuf, rcounts,
+                                 rplaces, held_recvtype, comm, r);
         };
       });
 }
@@ -379,12 +440,13 @@ extern "C" int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], c
       },
       [&](Emulated& e) {
         const int n = peers(comm);
-        const int* scounts = e.keep(sendcounts, n);
-        const int* splaces = e.keep(sdispls, n);
-        const MPI_Datatype* stypes = e.keep(sendtypes, n);
+        const int sent = sendbuf == MPI_IN_PLACE ? 0 : n;  // MPI ignores them in place
+        const int* scounts = e.keep(sendcounts, sent);
+        const int* splaces = e.keep(sdispls, sent);
+        const MPI_Datatype* stypes = e.hold(sendtypes, sent);
         const int* rcounts = e.keep(recvcounts, n);
         const int* rplaces = e.keep(rdispls, n);
-        const MPI_Datatype* rtypes = e.keep(recvtypes, n);
+        const MPI_Datatype* rtypes = e.hold(recvtypes, n);
         e.post = [=](MPI_Request* r) {
           return PMPI_Ialltoallw(sendbuf, scounts, splaces, stypes, recvbuf, rcounts, rplaces,
                                  rtypes, comm, r);
@@ -400,8 +462,9 @@ extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MP
       "MPI_Reduce_init", comm, request, library != nullptr, {},
       [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r);
+          return PMPI_Ireduce(sendbuf, recvbuf, count, held_datatype, op, root, comm, r);
         };
       });
 }
@@ -412,11 +475,15 @@ extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
   static const auto library = library_function<decltype(&MPI_Allreduce_init)>("Allreduce_init");
   return serve(
       "MPI_Allreduce_init", comm, request, library != nullptr,
-      [&] { return persist::allreduce_init(sendbuf, recvbuf, count, datatype, op, comm); },
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::allreduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op,
+                                       comm);
+      },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r);
+          return PMPI_Iallreduce(sendbuf, recvbuf, count, held_datatype, op, comm, r);
         };
       });
 }
@@ -433,8 +500,9 @@ extern "C" int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const
         int size = 0;  // the counts of the local group's blocks, on either kind of communicator
         PMPI_Comm_size(comm, &size);
         const int* counts = e.keep(recvcounts, size);
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ireduce_scatter(sendbuf, recvbuf, counts, datatype, op, comm, r);
+          return PMPI_Ireduce_scatter(sendbuf, recvbuf, counts, held_datatype, op, comm, r);
         };
       });
 }
@@ -448,8 +516,10 @@ extern "C" int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf,
       "MPI_Reduce_scatter_block_init", comm, request, library != nullptr, {},
       [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r);
+          return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, held_datatype, op, comm,
+                                            r);
         };
       });
 }
@@ -461,8 +531,9 @@ extern "C" int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_
       "MPI_Scan_init", comm, request, library != nullptr, {},
       [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+          return PMPI_Iscan(sendbuf, recvbuf, count, held_datatype, op, comm, r);
         };
       });
 }
@@ -474,8 +545,9 @@ extern "C" int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MP
       "MPI_Exscan_init", comm, request, library != nullptr, {},
       [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
       [&](Emulated& e) {
+        const MPI_Datatype held_datatype = e.hold(datatype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r);
+          return PMPI_Iexscan(sendbuf, recvbuf, count, held_datatype, op, comm, r);
         };
       });
 }
@@ -493,9 +565,11 @@ extern "C" int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                          recvtype, comm, r);
+          return PMPI_Ineighbor_allgather(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
+                                          held_recvtype, comm, r);
         };
       });
 }
@@ -517,9 +591,11 @@ extern "C" int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
         const int in = degrees(comm).first;
         const int* counts = e.keep(recvcounts, in);
         const int* places = e.keep(displs, in);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts, places,
-                                           recvtype, comm, r);
+          return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, held_sendtype, recvbuf, counts,
+                                           places, held_recvtype, comm, r);
         };
       });
 }
@@ -536,9 +612,11 @@ extern "C" int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MP
                        request);
       },
       [&](Emulated& e) {
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                         comm, r);
+          return PMPI_Ineighbor_alltoall(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
+                                         held_recvtype, comm, r);
         };
       });
 }
@@ -562,9 +640,11 @@ extern "C" int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendco
         const int* splaces = e.keep(sdispls, out);
         const int* rcounts = e.keep(recvcounts, in);
         const int* rplaces = e.keep(rdispls, in);
+        const MPI_Datatype held_sendtype = e.hold(sendtype);
+        const MPI_Datatype held_recvtype = e.hold(recvtype);
         e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_alltoallv(sendbuf, scounts, splaces, sendtype, recvbuf, rcounts,
-                                          rplaces, recvtype, comm, r);
+          return PMPI_Ineighbor_alltoallv(sendbuf, scounts, splaces, held_sendtype, recvbuf,
+                                          rcounts, rplaces, held_recvtype, comm, r);
         };
       });
 }
@@ -586,10 +666,10 @@ extern "C" int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendco
         const auto [in, out] = degrees(comm);
         const int* scounts = e.keep(sendcounts, out);
         const MPI_Aint* splaces = e.keep(sdispls, out);
-        const MPI_Datatype* stypes = e.keep(sendtypes, out);
+        const MPI_Datatype* stypes = e.hold(sendtypes, out);
         const int* rcounts = e.keep(recvcounts, in);
         const MPI_Aint* rplaces = e.keep(rdispls, in);
-        const MPI_Datatype* rtypes = e.keep(recvtypes, in);
+        const MPI_Datatype* rtypes = e.hold(recvtypes, in);
         e.post = [=](MPI_Request* r) {
           return PMPI_Ineighbor_alltoallw(sendbuf, scounts, splaces, stypes, recvbuf, rcounts,
                                           rplaces, rtypes, comm, r);

@@ -25,6 +25,34 @@ int guarded(const char* call, Body body) {
 
 }  // namespace
 
+MPI_Datatype held_type(MPI_Datatype type, std::vector<MPI_Datatype>& duplicates) {
+  if (type == MPI_DATATYPE_NULL) return type;
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
+  if (combiner == MPI_COMBINER_NAMED) return type;
+  MPI_Datatype copy = MPI_DATATYPE_NULL;
+  if (PMPI_Type_dup(type, &copy) != MPI_SUCCESS) return type;
+  duplicates.push_back(copy);
+  return copy;
+}
+
+void free_types(std::vector<MPI_Datatype>& duplicates) {
+  for (MPI_Datatype& type : duplicates) PMPI_Type_free(&type);
+  duplicates.clear();
+}
+
+const MPI_Datatype* Emulated::hold(const MPI_Datatype* types, int count) {
+  if (types == nullptr) return nullptr;
+  std::vector<MPI_Datatype> held(types, types + (count > 0 ? count : 0));
+  for (MPI_Datatype& type : held) type = hold(type);
+  return keep(held.data(), static_cast<int>(held.size()));
+}
+
+int Emulated::release() {
+  free_types(duplicates_);
+  return MPI_SUCCESS;
+}
+
 int Emulated::progress(bool& finished) {
   int flag = 0;
   const int code = next::Test(&inner_, &flag, MPI_STATUS_IGNORE);
@@ -41,7 +69,9 @@ int ChoreoCollective::progress(bool& finished) {
 }
 
 int ChoreoCollective::release() {
-  return guarded(call(), [&] { request_.free(); });
+  const int code = guarded(call(), [&] { request_.free(); });
+  free_types(duplicates_);
+  return code;
 }
 
 }  // namespace choreo::intercept::persistent

@@ -13,6 +13,13 @@
 
 namespace choreo::intercept::persistent {
 
+/// `type` itself when predefined, else a duplicate added to `duplicates` (MPI_Type_dup is
+/// local): MPI lets the caller free its datatypes once init returned, so a request that keeps
+/// using a type holds its own.
+MPI_Datatype held_type(MPI_Datatype type, std::vector<MPI_Datatype>& duplicates);
+/// Frees and clears the duplicates.
+void free_types(std::vector<MPI_Datatype>& duplicates);
+
 class Emulated final : public Owned {
  public:
   /// Posts one instance of the nonblocking collective into the given request.
@@ -24,11 +31,18 @@ class Emulated final : public Owned {
   template <class T>
   const T* keep(const T* values, int count);
 
+  /// held_type(), owned by the request until it is freed.
+  MPI_Datatype hold(MPI_Datatype type) { return held_type(type, duplicates_); }
+  /// hold() of each of `count` types, kept as keep() keeps arrays.
+  const MPI_Datatype* hold(const MPI_Datatype* types, int count);
+
   Post post;
   int start() override { return post(&inner_); }
   int progress(bool& finished) override;
+  int release() override;
 
  private:
+  std::vector<MPI_Datatype> duplicates_;
   std::vector<std::vector<int>> ints_;
   std::vector<std::vector<MPI_Aint>> aints_;
   std::vector<std::vector<MPI_Datatype>> types_;
@@ -37,14 +51,16 @@ class Emulated final : public Owned {
 
 class ChoreoCollective final : public Owned {
  public:
-  ChoreoCollective(const char* call, MPI_Comm comm, persist::Request request)
-      : Owned(call, comm), request_(std::move(request)) {}
+  ChoreoCollective(const char* call, MPI_Comm comm, persist::Request request,
+                   std::vector<MPI_Datatype> duplicates)
+      : Owned(call, comm), request_(std::move(request)), duplicates_(std::move(duplicates)) {}
   int start() override;
   int progress(bool& finished) override;
   int release() override;
 
  private:
   persist::Request request_;
+  std::vector<MPI_Datatype> duplicates_;  ///< held_type()'s, freed after the request
 };
 
 template <class T>

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <unordered_map>
 #include <utility>
@@ -22,8 +23,24 @@ struct Registry {
 };
 
 Registry& registry() {
-  static Registry instance;
-  return instance;
+  // Never destroyed: a program that exits without MPI_Finalize must not have the requests'
+  // destructors call MPI at exit.
+  static Registry* const instance = new Registry;
+  return *instance;
+}
+
+/// Runs one entry point: an exception (memory exhausted) must not cross the C interface.
+template <class Body>
+int guarded(Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    say("out of memory in a persistent collective's call");
+    return MPI_ERR_NO_MEM;
+  } catch (...) {
+    say("an unexpected error in a persistent collective's call");
+    return MPI_ERR_OTHER;
+  }
 }
 
 Owned* find(MPI_Request handle) {
@@ -48,6 +65,7 @@ void empty_status(MPI_Request handle, MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   MPI_Request copy = handle;
   next::Wait(&copy, status);
+  status->MPI_ERROR = MPI_SUCCESS;  // read where a call returns MPI_ERR_IN_STATUS
 }
 
 int start(Owned& owned) {
@@ -95,16 +113,34 @@ std::vector<MPI_Request> without(int count, const MPI_Request requests[],
   return rest;
 }
 
+/// After MPI's any/some call on `rest`: every entry that is not the library's own takes what
+/// MPI left there (MPI_REQUEST_NULL for a completed or failed non-persistent request).
+void copy_back(const std::vector<MPI_Request>& rest, MPI_Request requests[],
+               const std::vector<std::pair<int, Owned*>>& owned) {
+  std::size_t next_owned = 0;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (next_owned < owned.size() && static_cast<std::size_t>(owned[next_owned].first) == i)
+      ++next_owned;
+    else
+      requests[i] = rest[i];
+  }
+}
+
 }  // namespace
 
 int adopt(std::unique_ptr<Owned> owned, MPI_Request* handle) {
   // Never started, so MPI keeps it inactive: a null-free, unique handle of MPI's own.
   const int code = next::Send_init(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, handle);
   if (code != MPI_SUCCESS) return code;
-  Registry& r = registry();
-  std::unique_lock lock(r.mutex);
-  r.requests.emplace(*handle, std::move(owned));
-  r.count.fetch_add(1, std::memory_order_release);
+  try {
+    Registry& r = registry();
+    std::unique_lock lock(r.mutex);
+    r.requests.emplace(*handle, std::move(owned));
+    r.count.fetch_add(1, std::memory_order_release);
+  } catch (const std::bad_alloc&) {
+    next::Request_free(handle);
+    return MPI_ERR_NO_MEM;
+  }
   return MPI_SUCCESS;
 }
 
@@ -116,23 +152,29 @@ int Start(MPI_Request* request) {
 }
 
 int Startall(int count, MPI_Request requests[]) {
-  const auto owned = owned_among(count, requests);
-  if (owned.empty()) return next::Startall(count, requests);
-  std::vector<MPI_Request> rest;
-  std::size_t next_owned = 0;
-  for (int i = 0; i < count; ++i) {
-    if (next_owned < owned.size() && owned[next_owned].first == i)
-      ++next_owned;
-    else
-      rest.push_back(requests[i]);
-  }
-  if (!rest.empty()) {
-    const int code = next::Startall(static_cast<int>(rest.size()), rest.data());
-    if (code != MPI_SUCCESS) return code;
-  }
-  for (const auto& [index, request] : owned)
-    if (const int code = start(*request); code != MPI_SUCCESS) return code;
-  return MPI_SUCCESS;
+  if (!any()) return next::Startall(count, requests);
+  return guarded([&]() -> int {
+    const auto owned = owned_among(count, requests);
+    if (owned.empty()) return next::Startall(count, requests);
+    // Refused before anything starts, so that an error leaves every request as it was.
+    for (const auto& [index, request] : owned)
+      if (request->active) return start(*request);
+    std::vector<MPI_Request> rest;
+    std::size_t next_owned = 0;
+    for (int i = 0; i < count; ++i) {
+      if (next_owned < owned.size() && owned[next_owned].first == i)
+        ++next_owned;
+      else
+        rest.push_back(requests[i]);
+    }
+    if (!rest.empty()) {
+      const int code = next::Startall(static_cast<int>(rest.size()), rest.data());
+      if (code != MPI_SUCCESS) return code;
+    }
+    for (const auto& [index, request] : owned)
+      if (const int code = start(*request); code != MPI_SUCCESS) return code;
+    return MPI_SUCCESS;
+  });
 }
 
 int Request_free(MPI_Request* request) {
@@ -186,104 +228,122 @@ int Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 int Testall(int count, MPI_Request requests[], int* flag, MPI_Status statuses[]) {
-  const auto owned = owned_among(count, requests);
-  if (owned.empty()) return next::Testall(count, requests, flag, statuses);
-  bool all_done = true;
-  for (const auto& [index, request] : owned) {
-    if (const int code = progress(*request); code != MPI_SUCCESS) return code;
-    all_done = all_done && (!request->active || request->done);
-  }
-  *flag = 0;
-  // MPI's Testall completes all or nothing: it may see the rest only once ours are done.
-  if (!all_done) return MPI_SUCCESS;
-  const int code = next::Testall(count, requests, flag, statuses);
-  if (*flag)
-    for (const auto& [index, request] : owned) complete(*request);
-  return code;
-}
-
-int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  const auto owned = owned_among(count, requests);
-  if (owned.empty()) return next::Waitall(count, requests, statuses);
-  // Every progress call drives MPI's progress engine too, so the rest move on meanwhile.
-  for (bool all_done = false; !all_done;) {
-    all_done = true;
+  if (!any()) return next::Testall(count, requests, flag, statuses);
+  return guarded([&]() -> int {
+    const auto owned = owned_among(count, requests);
+    if (owned.empty()) return next::Testall(count, requests, flag, statuses);
+    bool all_done = true;
     for (const auto& [index, request] : owned) {
       if (const int code = progress(*request); code != MPI_SUCCESS) return code;
       all_done = all_done && (!request->active || request->done);
     }
-  }
-  for (const auto& [index, request] : owned) complete(*request);
-  // Ours are inactive requests to MPI now: it writes their empty statuses itself.
-  return next::Waitall(count, requests, statuses);
+    *flag = 0;
+    // MPI's Testall completes all or nothing: it may see the rest only once ours are done.
+    if (!all_done) return MPI_SUCCESS;
+    const int code = next::Testall(count, requests, flag, statuses);
+    if (*flag)
+      for (const auto& [index, request] : owned) complete(*request);
+    return code;
+  });
+}
+
+int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (!any()) return next::Waitall(count, requests, statuses);
+  return guarded([&]() -> int {
+    const auto owned = owned_among(count, requests);
+    if (owned.empty()) return next::Waitall(count, requests, statuses);
+    // Every progress call drives MPI's progress engine too, so the rest move on meanwhile.
+    for (bool all_done = false; !all_done;) {
+      all_done = true;
+      for (const auto& [index, request] : owned) {
+        if (const int code = progress(*request); code != MPI_SUCCESS) return code;
+        all_done = all_done && (!request->active || request->done);
+      }
+    }
+    for (const auto& [index, request] : owned) complete(*request);
+    // Ours are inactive requests to MPI now: it writes their empty statuses itself.
+    return next::Waitall(count, requests, statuses);
+  });
 }
 
 int Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
-  const auto owned = owned_among(count, requests);
-  if (owned.empty()) return next::Testany(count, requests, index, flag, status);
-  bool any_active = false;
-  for (const auto& [position, request] : owned) {
-    if (const int code = progress(*request); code != MPI_SUCCESS) return code;
-    if (request->active && request->done) {
-      complete(*request);
-      empty_status(requests[position], status);
-      *index = position;
-      *flag = 1;
-      return MPI_SUCCESS;
+  if (!any()) return next::Testany(count, requests, index, flag, status);
+  return guarded([&]() -> int {
+    const auto owned = owned_among(count, requests);
+    if (owned.empty()) return next::Testany(count, requests, index, flag, status);
+    bool any_active = false;
+    for (const auto& [position, request] : owned) {
+      if (const int code = progress(*request); code != MPI_SUCCESS) return code;
+      if (request->active && request->done) {
+        complete(*request);
+        empty_status(requests[position], status);
+        *index = position;
+        *flag = 1;
+        return MPI_SUCCESS;
+      }
+      any_active = any_active || request->active;
     }
-    any_active = any_active || request->active;
-  }
-  std::vector<MPI_Request> rest = without(count, requests, owned);
-  const int code = next::Testany(count, rest.data(), index, flag, status);
-  if (*flag && *index != MPI_UNDEFINED) {
-    requests[*index] = rest[static_cast<std::size_t>(*index)];
-  } else if (*flag && any_active) {
-    *flag = 0;  // MPI found nothing active among the rest, but ours are still running
-  }
-  return code;
+    std::vector<MPI_Request> rest = without(count, requests, owned);
+    const int code = next::Testany(count, rest.data(), index, flag, status);
+    copy_back(rest, requests, owned);
+    // MPI found nothing active among the rest, but ours are still running.
+    if (code == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
+    return code;
+  });
 }
 
 int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
-  if (owned_among(count, requests).empty()) return next::Waitany(count, requests, index, status);
-  for (int flag = 0;;) {
-    const int code = Testany(count, requests, index, &flag, status);
-    if (code != MPI_SUCCESS || flag) return code;
-  }
+  if (!any()) return next::Waitany(count, requests, index, status);
+  return guarded([&]() -> int {
+    if (owned_among(count, requests).empty()) return next::Waitany(count, requests, index, status);
+    for (int flag = 0;;) {
+      const int code = Testany(count, requests, index, &flag, status);
+      if (code != MPI_SUCCESS || flag) return code;
+    }
+  });
 }
 
 int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
-  const auto owned = owned_among(incount, requests);
-  if (owned.empty()) return next::Testsome(incount, requests, outcount, indices, statuses);
-  std::vector<MPI_Request> rest = without(incount, requests, owned);
-  int found = 0;
-  const int code = next::Testsome(incount, rest.data(), &found, indices, statuses);
-  if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return code;
-  const bool rest_inactive = found == MPI_UNDEFINED;
-  if (rest_inactive) found = 0;
-  for (int k = 0; k < found; ++k) requests[indices[k]] = rest[static_cast<std::size_t>(indices[k])];
-  bool any_active = false;
-  for (const auto& [position, request] : owned) {
-    if (const int failed = progress(*request); failed != MPI_SUCCESS) return failed;
-    if (request->active && request->done) {
-      complete(*request);
-      if (statuses != MPI_STATUSES_IGNORE) empty_status(requests[position], &statuses[found]);
-      indices[found++] = position;
+  if (!any()) return next::Testsome(incount, requests, outcount, indices, statuses);
+  return guarded([&]() -> int {
+    const auto owned = owned_among(incount, requests);
+    if (owned.empty()) return next::Testsome(incount, requests, outcount, indices, statuses);
+    std::vector<MPI_Request> rest = without(incount, requests, owned);
+    int found = 0;
+    const int code = next::Testsome(incount, rest.data(), &found, indices, statuses);
+    copy_back(rest, requests, owned);
+    const bool rest_inactive = found == MPI_UNDEFINED;
+    if (rest_inactive) found = 0;
+    *outcount = found;  // what MPI completed is reported whatever happens next
+    if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return code;
+    bool any_active = false;
+    for (const auto& [position, request] : owned) {
+      if (const int failed = progress(*request); failed != MPI_SUCCESS) return failed;
+      if (request->active && request->done) {
+        complete(*request);
+        if (statuses != MPI_STATUSES_IGNORE) empty_status(requests[position], &statuses[found]);
+        indices[found++] = position;
+        *outcount = found;
+      }
+      any_active = any_active || request->active;
     }
-    any_active = any_active || request->active;
-  }
-  *outcount = found == 0 && rest_inactive && !any_active ? MPI_UNDEFINED : found;
-  return code;
+    if (found == 0 && rest_inactive && !any_active) *outcount = MPI_UNDEFINED;
+    return code;
+  });
 }
 
 int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
-  if (owned_among(incount, requests).empty())
-    return next::Waitsome(incount, requests, outcount, indices, statuses);
-  for (;;) {
-    const int code = Testsome(incount, requests, outcount, indices, statuses);
-    if ((code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) || *outcount != 0) return code;
-  }
+  if (!any()) return next::Waitsome(incount, requests, outcount, indices, statuses);
+  return guarded([&]() -> int {
+    if (owned_among(incount, requests).empty())
+      return next::Waitsome(incount, requests, outcount, indices, statuses);
+    for (;;) {
+      const int code = Testsome(incount, requests, outcount, indices, statuses);
+      if ((code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) || *outcount != 0) return code;
+    }
+  });
 }
 
 }  // namespace choreo::intercept::persistent

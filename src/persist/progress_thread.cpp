@@ -62,6 +62,7 @@ bool ProgressThread::collect(std::vector<ThreadJob*>& running) {
 void ProgressThread::loop() {
   std::vector<ThreadJob*> running;
   while (collect(running)) {
+    const std::size_t before = running.size();
     for (std::size_t k = 0; k < running.size();) {
       ThreadJob* job = running[k];
       bool done = true;
@@ -82,6 +83,9 @@ void ProgressThread::loop() {
       running.pop_back();
       job->done.store(true, std::memory_order_release);
     }
+    // A pass that completed nothing gives the core away: where ranks outnumber cores, the
+    // caller (computing, or in start()) runs now instead of after the thread's time slice.
+    if (!running.empty() && running.size() == before) std::this_thread::yield();
   }
 }
 

@@ -11,9 +11,11 @@
 
    --modes waitall,wait,...: only these completion calls (MPICH 4.0.2's own persistent
    collectives break MPI_Testall, MPI_Waitany, MPI_Testany and MPI_Waitsome: docs/intercept.md).
-   --misuse: also checks that starting an active request and freeing an active request give
-   MPI_ERR_REQUEST (under the library's emulation and choreo's requests; MPI leaves it
-   undefined for its own). */
+   --misuse: also checks that starting an active request (by MPI_Start or MPI_Startall, which
+   then starts none of its requests) and freeing an active request give MPI_ERR_REQUEST, and
+   that a datatype freed after init leaves the request intact: what the library guarantees for
+   the requests it runs itself (MPI leaves misuse undefined; Open MPI's MPIX_ requests crash on
+   the freed type). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,12 +307,46 @@ static void misuse(Set* s) {
   int code = MPI_Start(bcast), error_class = MPI_SUCCESS;
   MPI_Error_class(code, &error_class);
   CHECK(error_class == MPI_ERR_REQUEST, "start while active gave error class %d", error_class);
+  /* A refused MPI_Startall starts none of its requests. */
+  int token = 0;
+  MPI_Request pair[2];
+  MPI_Recv_init(&token, 1, MPI_INT, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &pair[0]);
+  pair[1] = *bcast;
+  code = MPI_Startall(2, pair);
+  MPI_Error_class(code, &error_class);
+  CHECK(error_class == MPI_ERR_REQUEST, "Startall with an active request gave class %d",
+        error_class);
+  int inactive = 0;
+  MPI_Request_get_status(pair[0], &inactive, MPI_STATUS_IGNORE);
+  CHECK(inactive, "a refused MPI_Startall started the other request");
+  MPI_Request_free(&pair[0]);
   code = MPI_Request_free(bcast);
   MPI_Error_class(code, &error_class);
   CHECK(error_class == MPI_ERR_REQUEST, "free while active gave error class %d", error_class);
   CHECK(*bcast != MPI_REQUEST_NULL, "a refused free must leave the request");
   MPI_Wait(bcast, MPI_STATUS_IGNORE);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+
+  /* A derived datatype freed after init, its handle then reused by another type: the request
+     still moves the first type's elements (MPI lets a program free its types once init returned). */
+  MPI_Datatype pair_of_ints, strided;
+  MPI_Type_contiguous(2, MPI_INT, &pair_of_ints);
+  MPI_Type_commit(&pair_of_ints);
+  int data[8];
+  MPI_Request typed;
+  MPI_Bcast_init(data, 4, pair_of_ints, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &typed);
+  MPI_Type_free(&pair_of_ints);
+  MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  for (int t = 0; t < 3; ++t) {
+    for (int i = 0; i < 8; ++i) data[i] = rank == 0 ? value(0, i, t) : -1;
+    MPI_Start(&typed);
+    MPI_Wait(&typed, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 8; ++i)
+      CHECK(data[i] == value(0, i, t), "freed type: round %d element %d is %d", t, i, data[i]);
+  }
+  MPI_Request_free(&typed);
+  MPI_Type_free(&strided);
 }
 
 int main(int argc, char** argv) {
