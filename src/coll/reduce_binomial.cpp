@@ -1,8 +1,9 @@
 // Binomial-tree reduce (MPICH's MPIR_Reduce_intra_binomial for a commutative op): relative to
 // the root, each rank receives and reduces its children's vectors, smallest subtree first,
-// then sends the result to its parent.
+// then sends the result to its parent (the per-rank program: rooted_rank_programs.hpp).
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
+#include "rooted_rank_programs.hpp"
 
 namespace choreo::coll {
 
@@ -17,23 +18,7 @@ sim::CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root,
       ranks, detail::checked_op_count(kName, ranks, 3 * static_cast<std::uint64_t>(ranks)));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
-    if (bytes == 0) continue;
-    const std::int64_t vr = (r - root + ranks) % ranks;
-    std::uint32_t last = detail::kNoOp;
-    const auto after_last = [&](std::uint32_t op) {
-      if (last != detail::kNoOp) b.requires_completed(op, last);
-      last = op;
-    };
-    int step = 0;
-    for (std::int64_t mask = 1; mask < ranks; mask *= 2, ++step) {
-      if ((vr & mask) != 0) {  // the parent's turn: send the partial result up, done
-        after_last(b.send(static_cast<int>(((vr - mask) + root) % ranks), bytes, step));
-        break;
-      }
-      if (vr + mask >= ranks) continue;
-      after_last(b.recv(static_cast<int>((vr + mask + root) % ranks), bytes, step));
-      after_last(b.calc(reduce_ns));  // the reduction of what arrived
-    }
+    detail::reduce_binomial_rank(b, ranks, r, root, bytes, reduce_ns);
   }
   return b.finish();
 }

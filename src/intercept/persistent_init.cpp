@@ -1,7 +1,8 @@
 // MPI-4's persistent collective initialisations, defined on every MPI (docs/intercept.md,
 // "Persistent collectives"). Each call is served by, in this order:
-//   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (bcast, allreduce,
-//     allgather, alltoallv with contiguous types on an intra-communicator);
+//   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (barrier, bcast,
+//     reduce, allreduce, gather, scatter, allgather, alltoallv with contiguous types and
+//     commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
 //   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
@@ -22,7 +23,7 @@
 #include <string_view>
 #include <utility>
 
-#include "../mpi/timed_runs.hpp"
+#include "../mpi/mpich_quirks.hpp"
 #include "choreo/mpi_persistent.h"
 #include "choreo/persist/collectives.hpp"
 #include "persistent_kinds.hpp"
@@ -55,25 +56,6 @@ Function library_function(const char* name) {
     if (void* found = dlsym(RTLD_DEFAULT, symbol.c_str())) return reinterpret_cast<Function>(found);
   }
   return nullptr;
-}
-
-/// MPICH 4.0.2's own persistent collectives (Debian 12) are wrong, measured here by
-/// tests/mpi/persistent_mpi4_test.c run without choreo: MPI_Gather_init leaves the root's
-/// blocks unset, other collectives' data go wrong while several are active, MPI_Testall
-/// returns MPI_ERR_IN_STATUS with every status MPI_SUCCESS, MPI_Waitany and MPI_Testany
-/// return index 0 for inactive requests, MPI_Waitsome and MPI_Testsome report requests twice.
-/// Its nonblocking collectives are right, so the emulation serves MPICH 4.0.x.
-bool library_collectives_broken() {
-  static const bool broken = [] {
-    const std::string text = choreo::mpi::detail::library_version();
-    std::string_view version = text;
-    constexpr std::string_view kPrefix = "MPICH Version:";
-    if (!version.starts_with(kPrefix)) return false;
-    version.remove_prefix(kPrefix.size());
-    version.remove_prefix(std::min(version.find_first_not_of(" \t"), version.size()));
-    return version.starts_with("4.0");
-  }();
-  return broken;
 }
 
 /// The bytes of `count` elements of a contiguous type (extent == size, lower bound 0), or -1
@@ -143,7 +125,7 @@ using MakeChoreo = std::function<persist::Request(std::vector<MPI_Datatype>&)>;
 template <class CallLibrary, class SetUp>
 int serve_unguarded(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
                     const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
-  has_library = has_library && !library_collectives_broken();
+  has_library = has_library && !choreo::mpi::detail::library_persistent_collectives_broken();
   const bool serving = intercepting();
   std::optional<CallRecord> record;  // CHOREO_REPORT counts the program's calls only
   if (serving) record.emplace(Function::PersistentInit);
@@ -209,7 +191,8 @@ namespace persist = choreo::persist;
 extern "C" int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Barrier_init)>("Barrier_init");
   return serve(
-      "MPI_Barrier_init", comm, request, library != nullptr, {},
+      "MPI_Barrier_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>&) { return persist::barrier_init(comm); },
       [&] { return library(comm, info, request); },
       [&](Emulated& e) { e.post = [=](MPI_Request* r) { return PMPI_Ibarrier(comm, r); }; });
 }
@@ -236,7 +219,14 @@ extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Gather_init)>("Gather_init");
   return serve(
-      "MPI_Gather_init", comm, request, library != nullptr, {},
+      "MPI_Gather_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        // The receive side matters at the root only (elsewhere it may be any handle).
+        const bool root_side = at_root(comm, root);
+        return persist::gather_init(
+            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
+            recvbuf, recvcount, root_side ? held_type(recvtype, held) : recvtype, root, comm);
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
                        request);
@@ -280,7 +270,14 @@ extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype
                                 MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Scatter_init)>("Scatter_init");
   return serve(
-      "MPI_Scatter_init", comm, request, library != nullptr, {},
+      "MPI_Scatter_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        // The send side matters at the root only (elsewhere it may be any handle).
+        const bool root_side = at_root(comm, root);
+        return persist::scatter_init(
+            sendbuf, sendcount, root_side ? held_type(sendtype, held) : sendtype, recvbuf,
+            recvcount, recvbuf == MPI_IN_PLACE ? recvtype : held_type(recvtype, held), root, comm);
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
                        request);
@@ -459,7 +456,11 @@ extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MP
                                MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Reduce_init)>("Reduce_init");
   return serve(
-      "MPI_Reduce_init", comm, request, library != nullptr, {},
+      "MPI_Reduce_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::reduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op, root,
+                                    comm);
+      },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
       [&](Emulated& e) {
         const MPI_Datatype held_datatype = e.hold(datatype);

@@ -56,11 +56,11 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
                                {"parts", shape.parts},
                                {"segment size", shape.segment_bytes}});
   const detail::LibraryFactory library = [&](MPI_Comm own) {
-    return std::make_unique<detail::LibraryCollective>(buf, count, type, root, own);
+    return detail::library_bcast(buf, count, type, root, own);
   };
   if (shape.algorithm == "mpi") {
     detail::Plan named;
-    named.algorithm = fmt::format("bcast:mpi ({})", detail::LibraryCollective::bcast_name());
+    named.algorithm = fmt::format("bcast:mpi ({})", detail::library_bcast_name());
     named.choice = std::move(choice);
     return detail::make_library_request(std::move(named), comm, library);
   }

@@ -78,6 +78,14 @@ void Driver::begin() {
   run_ready();
 }
 
+void Driver::copy(const Command& c) {
+  const bool absent = (c.source.buffer == BufferId::Send && buffers_.send == nullptr) ||
+                      (c.source.buffer == BufferId::User && buffers_.user == nullptr) ||
+                      (c.data.buffer == BufferId::User && buffers_.user == nullptr);
+  if (!absent && c.bytes > 0)
+    std::memcpy(address(c.data), address(c.source), static_cast<std::size_t>(c.bytes));
+}
+
 void Driver::complete(std::uint32_t command) {
   ++completed_;
   for (std::uint32_t d : plan_.commands[command].dependents)
@@ -93,6 +101,11 @@ void Driver::run_ready() {
       // inoutbuf = inbuf op inoutbuf; the ops are commutative (checked at init).
       MPI_Reduce_local(address(c.source), address(c.data), static_cast<int>(c.bytes / type_size_),
                        type_, op_);
+      complete(i);
+      continue;
+    }
+    if (c.kind == CommandKind::Copy) {
+      copy(c);
       complete(i);
       continue;
     }

@@ -40,6 +40,8 @@ class Driver {
   std::byte* address(const Place& place);
   void run_ready();
   void complete(std::uint32_t command);
+  /// A Copy command, skipped where a buffer is absent (MPI_IN_PLACE).
+  void copy(const Command& command);
   void retire(int finished_count);
 
   Plan plan_;

@@ -106,7 +106,8 @@ void check_tags(const char* call, const Plan& plan, MPI_Comm comm) {
   MPI_Comm_get_attr(comm, MPI_TAG_UB, &value, &found);
   const int tag_ub = found ? *static_cast<int*>(value) : 32767;
   for (const Command& command : plan.commands)
-    if (command.kind != CommandKind::Reduce && command.tag > tag_ub)
+    if ((command.kind == CommandKind::Send || command.kind == CommandKind::Recv) &&
+        command.tag > tag_ub)
       throw Error(
           fmt::format("{}: {} needs tag {} but this MPI's MPI_TAG_UB is {}; use larger "
                       "segments (Options::segment_bytes)",

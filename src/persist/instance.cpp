@@ -9,6 +9,7 @@ Instance::Instance(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype t
     : comm_(comm),
       driver_(std::make_unique<Driver>(std::move(plan), buffers, comm, type, op)),
       library_(std::move(rival)),
+      library_name_(library_ ? library_->name() : std::string()),
       engine_(engine) {
   if (library_) trial_.emplace();
   job_.driver = driver_.get();
@@ -21,6 +22,7 @@ Instance::Instance(Plan plan, std::unique_ptr<LibraryCollective> library, MPI_Co
       driver_(
           std::make_unique<Driver>(std::move(plan), UserBuffers{}, comm, MPI_BYTE, MPI_OP_NULL)),
       library_(std::move(library)),
+      library_name_(library_ ? library_->name() : std::string()),
       side_(LibraryTrial::Side::Library),
       engine_(Engine::Commands) {}
 

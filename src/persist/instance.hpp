@@ -37,6 +37,8 @@ class Instance {
   const Driver& driver() const { return *driver_; }
   /// Whether the MPI library's own collective runs now (then engine() means nothing).
   bool runs_library() const { return library_ != nullptr && side_ == LibraryTrial::Side::Library; }
+  /// The MPI library's collective this request runs or measures against ("" without one).
+  const std::string& library_name() const { return library_name_; }
   /// The measurement's state, "" without one.
   std::string trial_note() const { return trial_ ? trial_->note() : std::string(); }
 
@@ -49,6 +51,7 @@ class Instance {
   MPI_Comm comm_;
   std::unique_ptr<Driver> driver_;
   std::unique_ptr<LibraryCollective> library_;
+  std::string library_name_;           ///< kept after library_ is dropped
   std::optional<LibraryTrial> trial_;  ///< set while choreo's plan and library_ compete
   LibraryTrial::Side side_ = LibraryTrial::Side::Choreo;
   Engine engine_;

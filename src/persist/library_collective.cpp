@@ -4,55 +4,65 @@
 #include <mpi-ext.h>
 #endif
 
+#include <cctype>
+#include <utility>
+
+#include "../mpi/mpich_quirks.hpp"
 #include "choreo/error.hpp"
 
 namespace choreo::persist::detail {
 
 namespace {
+
+// PERSISTENT(Bcast) names the library's persistent init of a collective, or nullptr.
 #if MPI_VERSION >= 4
-constexpr bool kPersistent = true;
-constexpr std::string_view kBcastName = "MPI_Bcast_init";
-int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request) {
-  return MPI_Bcast_init(buf, count, type, root, comm, MPI_INFO_NULL, request);
-}
+#define PERSISTENT(name) MPI_##name##_init
+constexpr const char* kPersistentPrefix = "MPI_";
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-constexpr bool kPersistent = true;
-constexpr std::string_view kBcastName = "MPIX_Bcast_init";
-int bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-               MPI_Request* request) {
-  return MPIX_Bcast_init(buf, count, type, root, comm, MPI_INFO_NULL, request);
-}
+#define PERSISTENT(name) MPIX_##name##_init
+constexpr const char* kPersistentPrefix = "MPIX_";
 #else
-constexpr bool kPersistent = false;
-constexpr std::string_view kBcastName = "MPI_Ibcast";
-int bcast_init(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Request*) { return MPI_SUCCESS; }
+#define PERSISTENT(name) nullptr
+constexpr const char* kPersistentPrefix = "";
 #endif
 
-void check(int result, std::string_view call) {
-  if (result != MPI_SUCCESS)
-    throw Error(std::string(call) + " failed in the MPI library (error code " +
-                std::to_string(result) + ")");
+/// Whether the library's persistent init is to be used (it has one, and it is not known wrong).
+bool use_persistent() {
+  return *kPersistentPrefix != '\0' && !mpi::detail::library_persistent_collectives_broken();
 }
+
+void check(int result, const std::string& call) {
+  if (result != MPI_SUCCESS)
+    throw Error(call + " failed in the MPI library (error code " + std::to_string(result) + ")");
+}
+
+/// "MPI_Ibcast" for "Bcast".
+std::string nonblocking_name(const std::string& name) {
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "MPI_I" + lower;
+}
+
 }  // namespace
 
-LibraryCollective::LibraryCollective(void* buf, int count, MPI_Datatype type, int root,
-                                     MPI_Comm comm)
-    : buf_(buf), count_(count), root_(root), type_(type), comm_(comm) {
-  if (kPersistent) check(bcast_init(buf, count, type, root, comm, &request_), kBcastName);
+LibraryCollective::LibraryCollective(const std::string& name, const Call& init, Call post)
+    : name_(init && use_persistent() ? kPersistentPrefix + name + "_init" : nonblocking_name(name)),
+      persistent_(init && use_persistent()),
+      post_(std::move(post)) {
+  if (persistent_) check(init(&request_), name_);
 }
 
 LibraryCollective::~LibraryCollective() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (kPersistent && !finalized && request_ != MPI_REQUEST_NULL) MPI_Request_free(&request_);
+  if (persistent_ && !finalized && request_ != MPI_REQUEST_NULL) MPI_Request_free(&request_);
 }
 
 void LibraryCollective::start() {
-  if (kPersistent)
+  if (persistent_)
     check(MPI_Start(&request_), "MPI_Start");
   else
-    check(MPI_Ibcast(buf_, count_, type_, root_, comm_, &request_), kBcastName);
+    check(post_(&request_), name_);
 }
 
 void LibraryCollective::wait() { check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait"); }
@@ -63,6 +73,66 @@ bool LibraryCollective::test() {
   return done != 0;
 }
 
-std::string_view LibraryCollective::bcast_name() { return kBcastName; }
+// Each collective: its persistent init where the library has one, and its nonblocking form.
+// The lambdas capture the arguments by value: they outlive this call.
+#if MPI_VERSION >= 4 || defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define INIT(name, ...) \
+  [=](MPI_Request* request) { return PERSISTENT(name)(__VA_ARGS__, MPI_INFO_NULL, request); }
+#else
+#define INIT(name, ...) LibraryCollective::Call()
+#endif
+
+std::unique_ptr<LibraryCollective> library_bcast(void* buf, int count, MPI_Datatype type, int root,
+                                                 MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Bcast", INIT(Bcast, buf, count, type, root, comm),
+      [=](MPI_Request* request) { return MPI_Ibcast(buf, count, type, root, comm, request); });
+}
+
+std::unique_ptr<LibraryCollective> library_reduce(const void* sendbuf, void* recvbuf, int count,
+                                                  MPI_Datatype type, MPI_Op op, int root,
+                                                  MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Reduce", INIT(Reduce, sendbuf, recvbuf, count, type, op, root, comm),
+      [=](MPI_Request* request) {
+        return MPI_Ireduce(sendbuf, recvbuf, count, type, op, root, comm, request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_gather(const void* sendbuf, int sendcount,
+                                                  MPI_Datatype sendtype, void* recvbuf,
+                                                  int recvcount, MPI_Datatype recvtype, int root,
+                                                  MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Gather",
+      INIT(Gather, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+      [=](MPI_Request* request) {
+        return MPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                           request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_scatter(const void* sendbuf, int sendcount,
+                                                   MPI_Datatype sendtype, void* recvbuf,
+                                                   int recvcount, MPI_Datatype recvtype, int root,
+                                                   MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Scatter",
+      INIT(Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+      [=](MPI_Request* request) {
+        return MPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                            request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_barrier(MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Barrier", INIT(Barrier, comm),
+      [=](MPI_Request* request) { return MPI_Ibarrier(comm, request); });
+}
+
+std::string library_bcast_name() {
+  return use_persistent() ? std::string(kPersistentPrefix) + "Bcast_init" : "MPI_Ibcast";
+}
 
 }  // namespace choreo::persist::detail

@@ -20,15 +20,19 @@ struct Place {
   friend bool operator==(const Place&, const Place&) = default;
 };
 
-enum class CommandKind : std::uint8_t { Send, Recv, Reduce };
+/// Copy moves `bytes` from `source` to `data` in this process (a gather's blocks rotated into
+/// rank order, a reduce's input into its accumulator); it is skipped where either buffer is
+/// absent (MPI_IN_PLACE).
+enum class CommandKind : std::uint8_t { Send, Recv, Reduce, Copy };
 
 struct Command {
   CommandKind kind = CommandKind::Send;
   int peer = 0;
   int tag = 0;
   std::int64_t bytes = 0;
-  Place data;    ///< send: the bytes sent; recv: where they land; reduce: the accumulator
-  Place source;  ///< reduce: the operand (the region its receive filled)
+  Place data;    ///< send: the bytes sent; recv: where they land; reduce: the accumulator;
+                 ///< copy: the destination
+  Place source;  ///< reduce: the operand (the region its receive filled); copy: the origin
   std::uint32_t dependencies = 0;
   std::vector<std::uint32_t> dependents;  ///< released when this command completes
 };

@@ -47,6 +47,15 @@ std::uint32_t PlanBuilder::calc(std::int64_t /*nanoseconds: a plan reduces, it d
   return add(std::move(reduction));
 }
 
+std::uint32_t PlanBuilder::copy(Place from, Place to, std::int64_t bytes) {
+  Command copy;
+  copy.kind = CommandKind::Copy;
+  copy.bytes = bytes;
+  copy.source = from;
+  copy.data = to;
+  return add(std::move(copy));
+}
+
 void PlanBuilder::requires_completed(std::uint32_t op, std::uint32_t dependency) {
   const std::size_t count = plan_.commands.size();
   if (op >= count || dependency >= count || op == dependency)

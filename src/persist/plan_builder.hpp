@@ -22,6 +22,11 @@ class PlanBuilder {
   std::uint32_t recv(int peer, std::int64_t amount, int tag);
   /// A reduction; it combines the receive it will be made to wait for.
   std::uint32_t calc(std::int64_t nanoseconds);
+  /// A local copy (not part of the algorithms' per-rank code: the collectives add them around
+  /// it, e.g. a gather's rotation into rank order).
+  std::uint32_t copy(Place from, Place to, std::int64_t bytes);
+  /// The commands so far (to find where copies go).
+  const std::vector<Command>& commands() const { return plan_.commands; }
   /// Command `op` starts only after command `dependency` completed.
   void requires_completed(std::uint32_t op, std::uint32_t dependency);
 

@@ -44,6 +44,18 @@ Plan allreduce_plan(const std::string& algorithm, std::int64_t count, int elemen
 /// The ring allgather of blocks of `block_bytes`, in place in the user buffer.
 Plan allgather_plan(std::int64_t block_bytes, int ranks, int rank);
 
+/// The binomial reduce of `count` elements of `element_size` bytes to `root`: the root
+/// accumulates in the user buffer (recvbuf), the other ranks with children in scratch; a leaf
+/// sends straight from its input (sendbuf).
+Plan reduce_plan(std::int64_t count, int element_size, int root, int ranks, int rank);
+/// The binomial gather (or, with up false, scatter) of blocks of `block_bytes` to (from)
+/// `root`. The user buffer is recvbuf, the send buffer sendbuf; inner ranks hold their
+/// subtree's blocks in scratch, and a root other than 0 rotates into rank order through it.
+Plan gather_plan(std::int64_t block_bytes, int root, int ranks, int rank);
+Plan scatter_plan(std::int64_t block_bytes, int root, int ranks, int rank);
+/// The dissemination barrier: empty messages only.
+Plan barrier_plan(int ranks, int rank);
+
 /// The same plans read out of the generator's schedule of all P ranks (plan_from_schedule),
 /// for each rank of `of_ranks` from one schedule: O(P x a rank's messages) time and memory
 /// however few ranks are asked for. Tests and benchmarks only.

@@ -83,7 +83,7 @@ std::string Request::describe() const {
   if (!trial.empty())  // the plan and the library's own compete (LibraryTrial)
     return fmt::format("{} ({}), engine {}, against the MPI library's own {}: {}; running {}",
                        plan.algorithm, plan.choice, to_string(instance.engine()),
-                       detail::LibraryCollective::bcast_name(), trial,
+                       instance.library_name(), trial,
                        instance.runs_library() ? "the library's" : "choreo's");
   if (instance.runs_library()) return fmt::format("{} ({})", plan.algorithm, plan.choice);
   return fmt::format("{} ({}), engine {}", plan.algorithm, plan.choice,

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "../mpi/mpich_quirks.hpp"
 #include "../mpi/timed_runs.hpp"
 
 namespace choreo::redist {
@@ -22,11 +23,7 @@ int whole_number(std::string_view text) {
 
 bool packs_wrong_past_512_types(const std::string& library_version) {
   // "MPICH Version: 4.0.2": the bug came with 4.0rc2 and went with 4.0.4 (pmodels/mpich#6341).
-  constexpr std::string_view kPrefix = "MPICH Version:";
-  std::string_view v(library_version);
-  if (!v.starts_with(kPrefix)) return false;
-  v.remove_prefix(kPrefix.size());
-  v.remove_prefix(std::min(v.find_first_not_of(" \t"), v.size()));
+  std::string_view v = mpi::detail::mpich_version(library_version);
   if (!v.starts_with("4.0")) return false;
   v.remove_prefix(3);
   if (v.empty()) return true;

@@ -1,6 +1,7 @@
 // choreo::persist under mpiexec: every algorithm x engine x size x root moves the right
-// bytes (alltoallv: compared with MPI_Alltoallv), iteration after iteration (data changes each
-// time, receivers are poisoned first); thousands of start/wait cycles; misuse and mismatched
+// bytes (alltoallv: compared with MPI_Alltoallv; reduce with each op's closed form; a
+// barrier never completes before the last rank started it), iteration after iteration (data changes
+// each time, receivers are poisoned first); thousands of start/wait cycles; misuse and mismatched
 // arguments throw on every rank. Prints "persist: N cases OK" on rank 0; any failure aborts with
 // the case named.
 #include <fmt/format.h>
@@ -169,6 +170,191 @@ void allgather_cases() {
         cycle(request, 3, true, fill, check);
         ++g_cases;
       }
+}
+
+/// The algorithms of reduce, gather and scatter: "" (the tree measured against the library's
+/// own with the commands engine), the tree and the library's own ("mpi", commands engine only).
+const std::vector<std::string> kRootedAlgorithms = {"", "binomial", "mpi"};
+
+bool skipped(const std::string& algorithm, Engine engine) {
+  return algorithm == "mpi" && engine != Engine::Commands;
+}
+
+/// The engines run any command list alike, and the CI budget is tight: every algorithm and
+/// size with the commands engine, the tree with the other engines at two sizes.
+bool skipped(const std::string& algorithm, Engine engine, int count) {
+  return skipped(algorithm, engine) ||
+         (engine != Engine::Commands && (algorithm != "binomial" || (count != 1 && count != 1001)));
+}
+
+/// 3 starts, or 13 where the default measures both sides (so the decision and the winner's
+/// starts run too).
+int starts_of(const std::string& algorithm, Engine engine) {
+  return algorithm.empty() && engine == Engine::Commands ? 13 : 3;
+}
+
+/// Roots 0, the last rank and a middle one (a middle root wraps the binomial tree past P-1).
+std::vector<int> roots() {
+  std::vector<int> all = {0, g_ranks - 1, g_ranks / 2};
+  std::ranges::sort(all);
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+/// Reduce against the closed form of each op over every rank's values; the root's recvbuf
+/// only (elsewhere it must stay untouched).
+void reduce_cases() {
+  struct OpCase {
+    MPI_Op op;
+    const char* name;
+  };
+  for (const std::string& algorithm : kRootedAlgorithms)
+    for (Engine engine : kEngines)
+      for (int count : {0, 1, 3, 1001, 40000})
+        for (int root : roots())
+          for (bool in_place : {false, true})
+            for (OpCase op :
+                 {OpCase{MPI_SUM, "sum"}, OpCase{MPI_MAX, "max"}, OpCase{MPI_BXOR, "bxor"}}) {
+              if (skipped(algorithm, engine, count)) continue;
+              if (op.op != MPI_SUM && (count != 1001 || engine != Engine::Commands)) continue;
+              Options options;
+              options.engine = engine;
+              options.algorithm = algorithm;
+              const bool at_root = g_rank == root;
+              const bool place = in_place && at_root;
+              // One element more than used: distinct buffers even for count 0 (Open MPI
+              // refuses sendbuf == recvbuf, which two empty vectors' data() would be).
+              std::vector<std::int64_t> in(static_cast<std::size_t>(count) + 1),
+                  out(static_cast<std::size_t>(count) + 1);
+              Request request =
+                  choreo::persist::reduce_init(place ? MPI_IN_PLACE : in.data(), out.data(), count,
+                                               MPI_INT64_T, op.op, root, MPI_COMM_WORLD, options);
+              auto value = [](int it, int r, int i) {
+                return std::int64_t{i} * 7 + ((r * 37) % 11) * 1000 + it;
+              };
+              auto fill = [&](int it) {
+                for (int i = 0; i < count; ++i) {
+                  const auto at = static_cast<std::size_t>(i);
+                  in[at] = value(it, g_rank, i);
+                  out[at] = place ? in[at] : -1;
+                }
+              };
+              auto check = [&](int it) {
+                for (int i = 0; i < count; ++i) {
+                  std::int64_t expected = at_root ? value(it, 0, i) : -1;
+                  for (int r = 1; at_root && r < g_ranks; ++r) {
+                    const std::int64_t v = value(it, r, i);
+                    expected = op.op == MPI_SUM   ? expected + v
+                               : op.op == MPI_MAX ? std::max(expected, v)
+                                                  : (expected ^ v);
+                  }
+                  if (out[static_cast<std::size_t>(i)] != expected)
+                    fail(fmt::format(
+                        "reduce '{}' {} engine {} count {} root {} in place {} iteration {}: "
+                        "element {} is {}, expected {}",
+                        algorithm, op.name, to_string(engine), count, root, in_place, it, i,
+                        out[static_cast<std::size_t>(i)], expected));
+                }
+              };
+              cycle(request, starts_of(algorithm, engine), false, fill, check);
+              ++g_cases;
+            }
+}
+
+/// Gather and scatter: blocks of byte_of(iteration, origin rank, i), receivers poisoned, the
+/// root's block in place or not; a non-root's buffers on the other side stay untouched.
+void gather_scatter_cases() {
+  for (bool gather : {true, false})
+    for (const std::string& algorithm : kRootedAlgorithms)
+      for (Engine engine : kEngines)
+        for (int count : {0, 1, 7, 1001, 65537})
+          for (int root : roots())
+            for (bool in_place : {false, true}) {
+              if (skipped(algorithm, engine, count)) continue;
+              Options options;
+              options.engine = engine;
+              options.algorithm = algorithm;
+              const bool at_root = g_rank == root;
+              const bool place = in_place && at_root;
+              const auto block = static_cast<std::size_t>(count);
+              const auto all = block * static_cast<std::size_t>(g_ranks);
+              // gather: in is the block, out the root's whole; scatter: the reverse.
+              std::vector<std::uint8_t> in((gather ? block : all) + 1),
+                  out((gather ? all : block) + 1);  // + 1: distinct buffers at count 0
+              const std::string name = fmt::format("{} '{}' engine {} count {} root {} in place {}",
+                                                   gather ? "gather" : "scatter", algorithm,
+                                                   to_string(engine), count, root, in_place);
+              Request request =
+                  gather ? choreo::persist::gather_init(place ? MPI_IN_PLACE : in.data(), count,
+                                                        MPI_BYTE, out.data(), count, MPI_BYTE, root,
+                                                        MPI_COMM_WORLD, options)
+                         : choreo::persist::scatter_init(in.data(), count, MPI_BYTE,
+                                                         place ? MPI_IN_PLACE : out.data(), count,
+                                                         MPI_BYTE, root, MPI_COMM_WORLD, options);
+              auto fill = [&](int it) {
+                std::ranges::fill(out, std::uint8_t{0xEE});
+                std::ranges::fill(in, std::uint8_t{0xDD});
+                if (gather) {
+                  for (std::size_t i = 0; i < block; ++i)
+                    (place ? out[static_cast<std::size_t>(root) * block + i] : in[i]) =
+                        byte_of(it, g_rank, std::int64_t(i));
+                } else if (at_root) {
+                  for (int r = 0; r < g_ranks; ++r)
+                    for (std::size_t i = 0; i < block; ++i)
+                      in[static_cast<std::size_t>(r) * block + i] = byte_of(it, r, std::int64_t(i));
+                }
+              };
+              auto check = [&](int it) {
+                if (gather) {
+                  for (int r = 0; r < g_ranks; ++r)
+                    for (std::size_t i = 0; i < block; ++i) {
+                      const std::uint8_t got = out[static_cast<std::size_t>(r) * block + i];
+                      if (got != (at_root ? byte_of(it, r, std::int64_t(i)) : 0xEE))
+                        fail(fmt::format("{} iteration {}: block {} byte {} is {}", name, it, r, i,
+                                         got));
+                    }
+                } else if (!place) {
+                  for (std::size_t i = 0; i < block; ++i)
+                    if (out[i] != byte_of(it, g_rank, std::int64_t(i)))
+                      fail(fmt::format("{} iteration {}: byte {} is {}", name, it, i, out[i]));
+                }
+              };
+              cycle(request, starts_of(algorithm, engine), root % 2 == 1, fill, check);
+              ++g_cases;
+            }
+}
+
+/// No rank's barrier completes before every rank started it: rank 0 starts only after every
+/// other rank has started and polled its instance (which must not complete) 200 times and
+/// said so; then all complete. Deterministic: a barrier that completed early fails the poll.
+void barrier_cases() {
+  for (const std::string algorithm : {"", "dissemination", "mpi"})
+    for (Engine engine : kEngines) {
+      // The inline engine's test() runs the whole collective: it would wait for rank 0 here.
+      if (skipped(algorithm, engine) || engine == Engine::Inline) continue;
+      Options options;
+      options.engine = engine;
+      options.algorithm = algorithm;
+      Request request = choreo::persist::barrier_init(MPI_COMM_WORLD, options);
+      for (int it = 0; it < starts_of(algorithm, engine); ++it) {
+        if (g_rank == 0) {
+          for (int r = 1; r < g_ranks; ++r)
+            MPI_Recv(nullptr, 0, MPI_BYTE, r, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          request.start();
+        } else {
+          request.start();
+          for (int poll = 0; poll < 200; ++poll)
+            if (request.test())
+              fail(
+                  fmt::format("barrier '{}' engine {} iteration {}: completed before rank 0 "
+                              "started it",
+                              algorithm, to_string(engine), it));
+          MPI_Send(nullptr, 0, MPI_BYTE, 0, 11, MPI_COMM_WORLD);
+        }
+        request.wait();
+      }
+      ++g_cases;
+    }
 }
 
 /// Elements rank src sends to rank dst in count pattern `shape`: irregular, with zeros
@@ -386,6 +572,9 @@ int main(int argc, char** argv) {
     if (only == "all" || only == "allreduce") allreduce_cases();
     if (only == "all" || only == "allgather") allgather_cases();
     if (only == "all" || only == "alltoallv") alltoallv_cases();
+    if (only == "all" || only == "reduce") reduce_cases();
+    if (only == "all" || only == "gather_scatter") gather_scatter_cases();
+    if (only == "all" || only == "barrier") barrier_cases();
     if (only == "all" || only == "cycles") many_cycles();
     if (only == "all" || only == "local") start_is_local();
     if (only == "all" || only == "misuse") misuse_cases();

@@ -1,6 +1,7 @@
 #pragma once
-// Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Allreduce_init,
-// MPI_Allgather_init and MPI_Alltoallv_init, built from the Schedules of choreo's collective
+// Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Reduce_init,
+// MPI_Allreduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init,
+// MPI_Alltoallv_init and MPI_Barrier_init, built from the Schedules of choreo's collective
 // generators (and, for alltoallv, its schedulers) and run by one of three engines
 // (options.hpp; docs/persistent.md).
 //
@@ -31,6 +32,32 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 /// MPI_IN_PLACE: block `rank` of recvbuf holds the input). Algorithm: "ring".
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options = {});
+
+/// recvbuf at root = op over all ranks of sendbuf (at the root sendbuf may be MPI_IN_PLACE:
+/// recvbuf holds its input; recvbuf matters at the root only). op must be commutative; any
+/// predefined op on a contiguous type works. Algorithms: "binomial", "mpi" (the MPI library's
+/// own); "" (default): the binomial tree measured against the library's own over the first
+/// starts with the commands engine, the faster kept (describe() says which).
+Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm, const Options& options = {});
+
+/// The root's recvbuf holds every rank's sendcount elements of sendtype in rank order, as
+/// MPI_Gather (the root may pass MPI_IN_PLACE as sendbuf: its block is in place; recvbuf,
+/// recvcount and recvtype matter at the root only). Algorithms and default as reduce_init.
+Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    const Options& options = {});
+
+/// Rank r's recvbuf gets block r of the root's sendbuf, as MPI_Scatter (the root may pass
+/// MPI_IN_PLACE as recvbuf; sendbuf, sendcount and sendtype matter at the root only).
+/// Algorithms and default as reduce_init.
+Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     const Options& options = {});
+
+/// No rank's instance completes before every rank started it. Algorithms: "dissemination",
+/// "mpi"; default as reduce_init.
+Request barrier_init(MPI_Comm comm, const Options& options = {});
 
 /// Personalised exchange with irregular counts, as MPI_Alltoallv: rank r sends
 /// sendcounts[d] elements of sendtype from sendbuf + sdispls[d] elements to rank d, which
