@@ -1,6 +1,7 @@
 /* MPI-4's persistent collectives as a program gets them through libchoreo_pmpi.so, side by side
- * in one run with the MPI library's own: for MPI_Bcast_init and MPI_Allreduce_init (doubles,
- * MPI_SUM) at 8 B to 1 MiB,
+ * in one run with the MPI library's own: for MPI_Bcast_init, MPI_Allreduce_init,
+ * MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init (doubles, MPI_SUM, root 0) at 8 B to 1 MiB
+ * (per rank's block) and MPI_Barrier_init,
  *   drop-in      MPI_X_init as the program calls it, served by the library under its settings
  *                (CHOREO_PERSISTENT: the default, or choreo, or nonblocking);
  *   library      the MPI library's own persistent collective, PMPI_X_init (MPI-4, MPICH) or
@@ -21,14 +22,24 @@
 
 #include "median.h"
 
-enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000 };
+enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000, kCollectives = 6 };
 static const char* const kSubjectNames[kSubjects] = {"drop-in", "library", "nonblocking",
                                                      "blocking"};
 static const int kBytes[kSizes] = {8, 1024, 65536, 1048576};
+/* Every collective to root 0 (from it), doubles, MPI_SUM; gather and scatter move kBytes per
+   rank; the barrier moves nothing (one size). */
+enum Collective { kBcast, kAllreduce, kReduce, kGather, kScatter, kBarrier };
+static const char* const kCollectiveNames[kCollectives] = {"bcast",  "allreduce", "reduce",
+                                                           "gather", "scatter",   "barrier"};
 
 typedef int (*BcastInit)(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request*);
 typedef int (*AllreduceInit)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
                              MPI_Request*);
+typedef int (*ReduceInit)(const void*, void*, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Info,
+                          MPI_Request*);
+typedef int (*GatherInit)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm,
+                          MPI_Info, MPI_Request*);
+typedef int (*BarrierInit)(MPI_Comm, MPI_Info, MPI_Request*);
 
 /* The MPI library's own PMPI_<name>, else PMPIX_<name>; NULL when it has neither. */
 static void* library_function(const char* name) {
@@ -43,59 +54,126 @@ static void* library_function(const char* name) {
 }
 
 typedef struct {
-  int allreduce; /* 0: bcast */
-  int count;
-  double *buf, *in;
+  enum Collective collective;
+  int count;      /* doubles per rank's block */
+  double *buf, *in; /* gather: in is the block, buf the root's all; scatter: the reverse */
   MPI_Request dropin, library;
 } Case;
 
-/* One repetition of `subject`: start..wait after a barrier; the slowest rank's seconds. */
-static double run(Case* c, int subject) {
+static int ranks = 1, rank = 0;
+
+/* The nonblocking (nonblocking != 0) or the blocking collective of c. */
+static void post(Case* c, int nonblocking) {
   MPI_Request r = MPI_REQUEST_NULL;
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  switch (subject) {
-    case 0:
-      MPI_Start(&c->dropin);
-      MPI_Wait(&c->dropin, MPI_STATUS_IGNORE);
+  MPI_Request* q = nonblocking ? &r : NULL;
+  const int n = c->count;
+  switch (c->collective) {
+    case kBcast:
+      q ? MPI_Ibcast(c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, q)
+        : MPI_Bcast(c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
       break;
-    case 1:
-      MPI_Start(&c->library);
-      MPI_Wait(&c->library, MPI_STATUS_IGNORE);
+    case kAllreduce:
+      q ? MPI_Iallreduce(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, q)
+        : MPI_Allreduce(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       break;
-    case 2:
-      if (c->allreduce)
-        MPI_Iallreduce(c->in, c->buf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &r);
-      else
-        MPI_Ibcast(c->buf, c->count, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r);
-      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    case kReduce:
+      q ? MPI_Ireduce(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, q)
+        : MPI_Reduce(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      break;
+    case kGather:
+      q ? MPI_Igather(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, q)
+        : MPI_Gather(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      break;
+    case kScatter:
+      q ? MPI_Iscatter(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, q)
+        : MPI_Scatter(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
       break;
     default:
-      if (c->allreduce)
-        MPI_Allreduce(c->in, c->buf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-      else
-        MPI_Bcast(c->buf, c->count, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+      q ? MPI_Ibarrier(MPI_COMM_WORLD, q) : MPI_Barrier(MPI_COMM_WORLD);
+  }
+  if (q) MPI_Wait(q, MPI_STATUS_IGNORE);
+}
+
+/* One repetition of `subject`: start..wait after a barrier; the slowest rank's seconds. */
+static double run(Case* c, int subject) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  if (subject < 2) {
+    MPI_Request* q = subject == 0 ? &c->dropin : &c->library;
+    MPI_Start(q);
+    MPI_Wait(q, MPI_STATUS_IGNORE);
+  } else {
+    post(c, subject == 2);
   }
   double mine = MPI_Wtime() - start, slowest = 0;
   MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return slowest;
 }
 
-/* The drop-in's result, from inputs rank r holds as r + i: 0 wrong elements expected. */
-static int ranks = 1;
-
+/* Rank r's input element i is r + i (scatter: the root's block r); 0 wrong elements expected. */
 static int wrong_elements(const Case* c) {
   int wrong = 0;
-  for (int i = 0; i < c->count; ++i) {
-    const double expected = c->allreduce ? (double)ranks * i + ranks * (ranks - 1) / 2.0 : i;
-    wrong += c->buf[i] != expected;
-  }
+  const double sum_of_ranks = ranks * (ranks - 1) / 2.0;
+  for (int i = 0; i < c->count; ++i) switch (c->collective) {
+      case kBcast:
+        wrong += c->buf[i] != i;
+        break;
+      case kAllreduce:
+        wrong += c->buf[i] != (double)ranks * i + sum_of_ranks;
+        break;
+      case kReduce:
+        wrong += rank == 0 && c->buf[i] != (double)ranks * i + sum_of_ranks;
+        break;
+      case kGather:
+        for (int r = 0; rank == 0 && r < ranks; ++r) wrong += c->buf[r * c->count + i] != r + i;
+        break;
+      case kScatter:
+        wrong += c->buf[i] != rank + i;
+        break;
+      default:
+        break;
+    }
   return wrong;
+}
+
+/* The drop-in and the library's own persistent request of c. */
+static void make_requests(Case* c, void* const library[kCollectives]) {
+  const int n = c->count;
+  MPI_Comm w = MPI_COMM_WORLD;
+  MPI_Info none = MPI_INFO_NULL;
+  switch (c->collective) {
+    case kBcast:
+      MPI_Bcast_init(c->buf, n, MPI_DOUBLE, 0, w, none, &c->dropin);
+      ((BcastInit)library[kBcast])(c->buf, n, MPI_DOUBLE, 0, w, none, &c->library);
+      break;
+    case kAllreduce:
+      MPI_Allreduce_init(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, w, none, &c->dropin);
+      ((AllreduceInit)library[kAllreduce])(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, w, none,
+                                           &c->library);
+      break;
+    case kReduce:
+      MPI_Reduce_init(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, 0, w, none, &c->dropin);
+      ((ReduceInit)library[kReduce])(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, 0, w, none,
+                                     &c->library);
+      break;
+    case kGather:
+      MPI_Gather_init(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, w, none, &c->dropin);
+      ((GatherInit)library[kGather])(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, w, none,
+                                     &c->library);
+      break;
+    case kScatter:
+      MPI_Scatter_init(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, w, none, &c->dropin);
+      ((GatherInit)library[kScatter])(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, w, none,
+                                      &c->library);
+      break;
+    default:
+      MPI_Barrier_init(w, none, &c->dropin);
+      ((BarrierInit)library[kBarrier])(w, none, &c->library);
+  }
 }
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   int reps = argc > 1 ? atoi(argv[1]) : 300;
@@ -104,15 +182,21 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  const BcastInit bcast_init = (BcastInit)library_function("Bcast_init");
-  const AllreduceInit allreduce_init = (AllreduceInit)library_function("Allreduce_init");
-  if (!bcast_init || !allreduce_init) {
-    if (rank == 0)
-      fprintf(stderr,
-              "persistent_mpi4_bench: this MPI library has no persistent collectives of "
-              "its own (neither PMPI_Bcast_init nor PMPIX_Bcast_init)\n");
-    MPI_Finalize();
-    return 1;
+  static const char* const kInits[kCollectives] = {"Bcast_init",  "Allreduce_init",
+                                                   "Reduce_init", "Gather_init",
+                                                   "Scatter_init", "Barrier_init"};
+  void* library[kCollectives];
+  for (int k = 0; k < kCollectives; ++k) {
+    library[k] = library_function(kInits[k]);
+    if (!library[k]) {
+      if (rank == 0)
+        fprintf(stderr,
+                "persistent_mpi4_bench: this MPI library has no persistent collectives of "
+                "its own (neither PMPI_%s nor PMPIX_%s)\n",
+                kInits[k], kInits[k]);
+      MPI_Finalize();
+      return 1;
+    }
   }
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int length = 0;
@@ -126,39 +210,39 @@ int main(int argc, char** argv) {
         ranks, version, setting ? setting : "(unset)", reps);
   /* Every request is made first and freed at the end: MPICH 4.0.2 hangs when a freed
      persistent collective's handle comes back for another request (docs/intercept.md). */
-  static Case cases[2][kSizes];
-  for (int allreduce = 0; allreduce < 2; ++allreduce)
+  static Case cases[kCollectives][kSizes];
+  for (int k = 0; k < kCollectives; ++k)
     for (int s = 0; s < kSizes; ++s) {
-      Case* c = &cases[allreduce][s];
-      c->allreduce = allreduce;
-      c->count = kBytes[s] / 8;
-      c->buf = calloc((size_t)c->count, sizeof(double));
-      c->in = calloc((size_t)c->count, sizeof(double));
-      for (int i = 0; i < c->count; ++i) c->in[i] = rank + i;
-      if (allreduce) {
-        MPI_Allreduce_init(c->in, c->buf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
-                           MPI_INFO_NULL, &c->dropin);
-        allreduce_init(c->in, c->buf, c->count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
-                       &c->library);
-      } else {
-        if (rank == 0) memcpy(c->buf, c->in, sizeof(double) * (size_t)c->count);
-        MPI_Bcast_init(c->buf, c->count, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &c->dropin);
-        bcast_init(c->buf, c->count, MPI_DOUBLE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &c->library);
-      }
+      Case* c = &cases[k][s];
+      c->collective = (enum Collective)k;
+      c->count = k == kBarrier ? 0 : kBytes[s] / 8;
+      const size_t block = (size_t)c->count, all = block * (size_t)ranks;
+      c->buf = calloc(k == kGather ? all : block, sizeof(double));
+      c->in = calloc(k == kScatter ? all : block, sizeof(double));
+      for (size_t i = 0; i < block; ++i)
+        if (k == kScatter)
+          for (int r = 0; r < ranks; ++r) c->in[(size_t)r * block + i] = rank == 0 ? r + (double)i : 0;
+        else
+          c->in[i] = rank + (double)i;
+      if (k == kBcast && rank == 0) memcpy(c->buf, c->in, sizeof(double) * block);
+      if (k != kBarrier || s == 0) make_requests(c, library);
     }
   static double times[kSubjects][kMaxReps];
   int failures = 0;
-  for (int allreduce = 0; allreduce < 2; ++allreduce) {
-    for (int s = 0; s < kSizes; ++s) {
-      Case* c = &cases[allreduce][s];
-      for (int k = 0; k < 12; ++k) /* warm-up: past choreo's measurement in its own bcast */
+  for (int k = 0; k < kCollectives; ++k) {
+    for (int s = 0; s < (k == kBarrier ? 1 : kSizes); ++s) {
+      Case* c = &cases[k][s];
+      for (int warm = 0; warm < 12; ++warm) /* warm-up: past choreo's measurement */
         for (int subject = 0; subject < kSubjects; ++subject) run(c, subject);
       for (int rep = 0; rep < reps; ++rep)
-        for (int k = 0; k < kSubjects; ++k) {
-          const int subject = (rep + k) % kSubjects;
+        for (int j = 0; j < kSubjects; ++j) {
+          const int subject = (rep + j) % kSubjects;
           times[subject][rep] = run(c, subject);
         }
-      if (!allreduce && rank != 0) memset(c->buf, 0, sizeof(double) * (size_t)c->count);
+      /* The drop-in's result from poisoned outputs (the broadcast's root keeps its input). */
+      const size_t out = (size_t)c->count * (k == kGather ? (size_t)ranks : 1);
+      if (k != kBcast || rank != 0)
+        for (size_t i = 0; i < out; ++i) c->buf[i] = -1;
       MPI_Start(&c->dropin);
       MPI_Wait(&c->dropin, MPI_STATUS_IGNORE);
       int wrong = wrong_elements(c), total = 0;
@@ -172,20 +256,22 @@ int main(int argc, char** argv) {
           q3[subject] = times[subject][(3 * reps) / 4];
         }
         for (int subject = 0; subject < kSubjects; ++subject)
-          printf("%s,%d,%s,%.9f,%.9f,%.9f,%.3f,%.3f\n", allreduce ? "allreduce" : "bcast",
-                 kBytes[s], kSubjectNames[subject], medians[subject], q1[subject], q3[subject],
-                 medians[0] / medians[1], medians[0] / medians[2]);
+          printf("%s,%d,%s,%.9f,%.9f,%.9f,%.3f,%.3f\n", kCollectiveNames[k],
+                 k == kBarrier ? 0 : kBytes[s], kSubjectNames[subject], medians[subject],
+                 q1[subject], q3[subject], medians[0] / medians[1], medians[0] / medians[2]);
         if (total) printf("# FAILED: the drop-in's result has %d wrong elements\n", total);
         fflush(stdout);
       }
     }
   }
-  for (int allreduce = 0; allreduce < 2; ++allreduce)
+  for (int k = 0; k < kCollectives; ++k)
     for (int s = 0; s < kSizes; ++s) {
-      MPI_Request_free(&cases[allreduce][s].dropin);
-      MPI_Request_free(&cases[allreduce][s].library);
-      free(cases[allreduce][s].buf);
-      free(cases[allreduce][s].in);
+      if (k != kBarrier || s == 0) {
+        MPI_Request_free(&cases[k][s].dropin);
+        MPI_Request_free(&cases[k][s].library);
+      }
+      free(cases[k][s].buf);
+      free(cases[k][s].in);
     }
   MPI_Finalize();
   return failures == 0 ? 0 : 1;
