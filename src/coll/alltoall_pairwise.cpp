@@ -1,5 +1,6 @@
 // Pairwise-exchange alltoall (Open MPI's ompi_coll_base_alltoall_intra_pairwise): a local copy
 // of the own block, then P-1 sendrecv steps at increasing distance.
+#include "alltoall_rank_programs.hpp"
 #include "arguments.hpp"
 #include "choreo/coll.hpp"
 #include "steps.hpp"
@@ -21,11 +22,7 @@ sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank) {
         if (bytes_per_rank == 0) return;    // nothing moves; MPI libraries return at once
         order.add(b.copy(bytes_per_rank));  // Open MPI's step 0, the sendrecv with itself
         order.end_step();
-        for (int distance = 1; distance < ranks; ++distance) {
-          const int tag = distance - 1;
-          detail::sendrecv_step(b, order, detail::mod_add(r, distance, ranks), bytes_per_rank,
-                                detail::mod_sub(r, distance, ranks), bytes_per_rank, tag);
-        }
+        detail::alltoall_pairwise_rank(b, order, ranks, r, bytes_per_rank);
       });
 }
 

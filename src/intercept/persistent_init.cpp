@@ -1,7 +1,7 @@
 // MPI-4's persistent collective initialisations, defined on every MPI (docs/intercept.md,
 // "Persistent collectives"). Each call is served by, in this order:
 //   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (barrier, bcast,
-//     reduce, allreduce, gather, scatter, allgather, alltoallv with contiguous types and
+//     reduce, allreduce, gather, scatter, allgather, alltoall, alltoallv with contiguous types and
 //     commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
@@ -376,7 +376,12 @@ extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Info info, MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Alltoall_init)>("Alltoall_init");
   return serve(
-      "MPI_Alltoall_init", comm, request, library != nullptr, {},
+      "MPI_Alltoall_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::alltoall_init(
+            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
+            recvbuf, recvcount, held_type(recvtype, held), comm);
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
                        request);

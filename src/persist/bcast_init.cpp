@@ -22,7 +22,7 @@ constexpr const char* kBcastInitCall = "bcast_init";
 std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type, int root,
                                                     int ranks, const Options& options) {
   const std::int64_t bytes =
-      detail::checked_bytes(kBcastInitCall, count, detail::contiguous_size(kBcastInitCall, type));
+      detail::checked_bytes(kBcastInitCall, count, detail::element_size(kBcastInitCall, type));
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
                             root, ranks - 1));
@@ -44,9 +44,11 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   const int rank = me.rank, ranks = me.size;
   detail::BcastShape shape;
   std::string choice;
+  detail::Layout layout;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kBcastInitCall, options);
     std::tie(shape, choice) = shape_of(count, type, root, ranks, options);
+    layout = detail::layout_of(kBcastInitCall, type, count, rank == root, rank != root);
   });
   detail::agree_between_ranks(kBcastInitCall, comm,
                               {{"count x type size", shape.bytes},
@@ -73,8 +75,8 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   // The model's tree and the MPI library's own broadcast: the default engine with no
   // algorithm named measures both over the first starts and keeps the faster (LibraryTrial).
   const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
-  return detail::make_request(std::move(plan), {buf, nullptr}, comm, type, MPI_OP_NULL, options,
-                              measured ? library : detail::LibraryFactory{});
+  return detail::make_request(std::move(plan), {buf, nullptr, layout}, comm, MPI_BYTE, MPI_OP_NULL,
+                              options, measured ? library : detail::LibraryFactory{});
 }
 
 }  // namespace choreo::persist

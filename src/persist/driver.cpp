@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <utility>
 
 #include "choreo/error.hpp"
 
@@ -14,12 +15,25 @@ Driver::Driver(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type,
     : plan_(std::move(plan)),
       buffers_(buffers),
       scratch_(static_cast<std::size_t>(plan_.scratch_bytes)),
+      comm_(comm),
       type_(type),
       op_(op),
       requests_(plan_.commands.size(), MPI_REQUEST_NULL),
       waiting_(plan_.commands.size()),
       finished_(plan_.commands.size()) {
   MPI_Type_size(type, &type_size_);
+  // Packed images of non-contiguous buffers, with types of their own (the caller may free
+  // theirs once init returned).
+  for (auto [layout, packed] : {std::pair{&buffers_.user_layout, &user_packed_},
+                                std::pair{&buffers_.send_layout, &send_packed_}}) {
+    if (layout->type == MPI_DATATYPE_NULL) continue;
+    int size = 0;
+    MPI_Type_size(layout->type, &size);
+    packed->resize(static_cast<std::size_t>(size) * static_cast<std::size_t>(layout->count));
+    MPI_Datatype own = MPI_DATATYPE_NULL;
+    MPI_Type_dup(layout->type, &own);
+    layout->type = own;
+  }
   for (std::size_t i = 0; i < plan_.commands.size(); ++i) {
     const Command& c = plan_.commands[i];
     const int count = static_cast<int>(c.bytes);
@@ -39,6 +53,8 @@ Driver::~Driver() {
   if (finalized) return;  // MPI_Finalize already released them
   for (MPI_Request& r : requests_)
     if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  for (Layout* layout : {&buffers_.user_layout, &buffers_.send_layout})
+    if (layout->type != MPI_DATATYPE_NULL) MPI_Type_free(&layout->type);
 }
 
 std::size_t Driver::request_count() const {
@@ -50,8 +66,10 @@ std::byte* Driver::address(const Place& place) {
   const auto offset = static_cast<std::size_t>(place.offset);
   switch (place.buffer) {
     case BufferId::User:
+      if (!user_packed_.empty()) return user_packed_.data() + offset;
       return static_cast<std::byte*>(buffers_.user) + offset;
     case BufferId::Send:
+      if (!send_packed_.empty()) return send_packed_.data() + offset;
       // MPI only reads through a send request's buffer.
       return const_cast<std::byte*>(static_cast<const std::byte*>(buffers_.send)) + offset;
     case BufferId::Scratch:
@@ -60,7 +78,27 @@ std::byte* Driver::address(const Place& place) {
   return nullptr;
 }
 
+void Driver::pack_inputs() {
+  const auto pack = [&](const void* from, const Layout& layout, std::vector<std::byte>& to) {
+    if (!layout.input || from == nullptr || to.empty()) return;
+    int position = 0;
+    MPI_Pack(from, layout.count, layout.type, to.data(), static_cast<int>(to.size()), &position,
+             comm_);
+  };
+  pack(buffers_.user, buffers_.user_layout, user_packed_);
+  pack(buffers_.send, buffers_.send_layout, send_packed_);
+}
+
+void Driver::unpack_outputs() {
+  const Layout& layout = buffers_.user_layout;
+  if (!layout.output || buffers_.user == nullptr || user_packed_.empty()) return;
+  int position = 0;
+  MPI_Unpack(user_packed_.data(), static_cast<int>(user_packed_.size()), &position, buffers_.user,
+             layout.count, layout.type, comm_);
+}
+
 void Driver::begin() {
+  pack_inputs();
   if (plan_.initial_copy_bytes > 0 && buffers_.send != nullptr)
     std::memcpy(address({BufferId::User, plan_.initial_copy_offset}),
                 address({BufferId::Send, plan_.initial_copy_source_offset}),
@@ -75,6 +113,7 @@ void Driver::begin() {
   }
   // Lowest index first, as the program lists them (receives before the sends they feed).
   std::ranges::reverse(ready_);
+  if (plan_.commands.empty()) unpack_outputs();
   run_ready();
 }
 
@@ -87,7 +126,7 @@ void Driver::copy(const Command& c) {
 }
 
 void Driver::complete(std::uint32_t command) {
-  ++completed_;
+  if (++completed_ == plan_.commands.size()) unpack_outputs();
   for (std::uint32_t d : plan_.commands[command].dependents)
     if (--waiting_[d] == 0) ready_.push_back(d);
 }

@@ -12,9 +12,20 @@
 
 namespace choreo::persist::detail {
 
+/// How a user buffer of a non-contiguous datatype is moved: the plan runs on its packed bytes
+/// (MPI_Pack's format, checked at init to be the elements' data back to back), packed before
+/// the first command where the buffer is an input and unpacked after the last where it is an
+/// output. The default (no type) is a contiguous buffer, used in place.
+struct Layout {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int count = 0;
+  bool input = false, output = false;
+};
+
 struct UserBuffers {
   void* user = nullptr;        ///< bcast buf, allreduce/allgather recvbuf
   const void* send = nullptr;  ///< allreduce/allgather sendbuf (nullptr: in place)
+  Layout user_layout = {}, send_layout = {};
 };
 
 class Driver {
@@ -42,11 +53,18 @@ class Driver {
   void complete(std::uint32_t command);
   /// A Copy command, skipped where a buffer is absent (MPI_IN_PLACE).
   void copy(const Command& command);
+  /// Packs the non-contiguous inputs before the first command; unpacks the outputs once the
+  /// last completed.
+  void pack_inputs();
+  void unpack_outputs();
   void retire(int finished_count);
 
   Plan plan_;
   UserBuffers buffers_;
   std::vector<std::byte> scratch_;
+  MPI_Comm comm_;
+  /// The packed images of buffers with a Layout (else empty) and their duplicated types.
+  std::vector<std::byte> user_packed_, send_packed_;
   MPI_Datatype type_;
   MPI_Op op_;
   int type_size_ = 1;

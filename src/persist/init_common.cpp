@@ -43,6 +43,47 @@ int contiguous_size(const char* call, MPI_Datatype type) {
 }
 
 namespace {
+bool contiguous(MPI_Datatype type) {
+  int size = 0;
+  MPI_Aint lower = 0, extent = 0;
+  MPI_Type_size(type, &size);
+  MPI_Type_get_extent(type, &lower, &extent);
+  return lower == 0 && extent == size;
+}
+}  // namespace
+
+int element_size(const char* call, MPI_Datatype type) {
+  if (type == MPI_DATATYPE_NULL)
+    throw Error(fmt::format(
+        "{}: the datatype is MPI_DATATYPE_NULL; pass a datatype such as MPI_INT", call));
+  int size = 0, packed = 0;
+  MPI_Type_size(type, &size);
+  if (size <= 0)
+    throw Error(
+        fmt::format("{}: the datatype holds no data (size {}); pass a datatype such as "
+                    "MPI_INT",
+                    call, size));
+  if (contiguous(type)) return size;
+  MPI_Pack_size(1, type, MPI_COMM_SELF, &packed);
+  if (packed != size)
+    throw Error(fmt::format(
+        "{}: this MPI packs the non-contiguous datatype into {} bytes for its {} bytes of data, "
+        "so its packed elements do not sit back to back; pass a contiguous type",
+        call, packed, size));
+  return size;
+}
+
+Layout layout_of(const char* call, MPI_Datatype type, std::int64_t count, bool input, bool output) {
+  if (type == MPI_DATATYPE_NULL || contiguous(type)) return {};
+  if (count > std::numeric_limits<int>::max())
+    throw Error(
+        fmt::format("{}: {} elements of a non-contiguous datatype exceed MPI_Pack's int "
+                    "count; use a contiguous type",
+                    call, count));
+  return {type, static_cast<int>(count), input, output};
+}
+
+namespace {
 const char* level_name(int level) {
   switch (level) {
     case MPI_THREAD_SINGLE:

@@ -31,6 +31,15 @@ Ranks ranks_of(MPI_Comm comm);
 /// The size of one element; throws unless the type is contiguous (extent == size, lb 0).
 int contiguous_size(const char* call, MPI_Datatype type);
 
+/// The size of one element of any datatype whose packed form (MPI_Pack) is its data back to
+/// back, as on every homogeneous MPI; throws for MPI_DATATYPE_NULL, an empty type or another
+/// packed form. Data-moving collectives take such types (the driver packs them, Layout).
+int element_size(const char* call, MPI_Datatype type);
+
+/// How the driver moves `count` elements of `type`: in place (no Layout type) when contiguous,
+/// else packed where `input` and unpacked where `output`. Throws if count exceeds MPI's int.
+Layout layout_of(const char* call, MPI_Datatype type, std::int64_t count, bool input, bool output);
+
 /// Throws unless the MPI threading level allows options.engine (the thread engine needs
 /// MPI_THREAD_MULTIPLE, or SERIALIZED with options.allow_serialized).
 void check_thread_level(const char* call, const Options& options);

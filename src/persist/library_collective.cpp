@@ -125,6 +125,28 @@ std::unique_ptr<LibraryCollective> library_scatter(const void* sendbuf, int send
       });
 }
 
+std::unique_ptr<LibraryCollective> library_allgather(const void* sendbuf, int count,
+                                                     MPI_Datatype type, void* recvbuf,
+                                                     MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Allgather", INIT(Allgather, sendbuf, count, type, recvbuf, count, type, comm),
+      [=](MPI_Request* request) {
+        return MPI_Iallgather(sendbuf, count, type, recvbuf, count, type, comm, request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_alltoall(const void* sendbuf, int sendcount,
+                                                    MPI_Datatype sendtype, void* recvbuf,
+                                                    int recvcount, MPI_Datatype recvtype,
+                                                    MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Alltoall", INIT(Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+      [=](MPI_Request* request) {
+        return MPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                             request);
+      });
+}
+
 std::unique_ptr<LibraryCollective> library_barrier(MPI_Comm comm) {
   return std::make_unique<LibraryCollective>(
       "Barrier", INIT(Barrier, comm),

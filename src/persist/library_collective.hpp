@@ -52,6 +52,13 @@ std::unique_ptr<LibraryCollective> library_scatter(const void* sendbuf, int send
                                                    MPI_Datatype sendtype, void* recvbuf,
                                                    int recvcount, MPI_Datatype recvtype, int root,
                                                    MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_allgather(const void* sendbuf, int count,
+                                                     MPI_Datatype type, void* recvbuf,
+                                                     MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_alltoall(const void* sendbuf, int sendcount,
+                                                    MPI_Datatype sendtype, void* recvbuf,
+                                                    int recvcount, MPI_Datatype recvtype,
+                                                    MPI_Comm comm);
 std::unique_ptr<LibraryCollective> library_barrier(MPI_Comm comm);
 
 /// What library_bcast runs: "MPI_Bcast_init", "MPIX_Bcast_init" or "MPI_Ibcast".

@@ -53,6 +53,9 @@ Plan reduce_plan(std::int64_t count, int element_size, int root, int ranks, int 
 /// subtree's blocks in scratch, and a root other than 0 rotates into rank order through it.
 Plan gather_plan(std::int64_t block_bytes, int root, int ranks, int rank);
 Plan scatter_plan(std::int64_t block_bytes, int root, int ranks, int rank);
+/// The pairwise-exchange alltoall of blocks of `block_bytes`: the own block copied from
+/// sendbuf, P-1 sendrecv steps. In place, recvbuf is copied to scratch first and sent from.
+Plan alltoall_plan(std::int64_t block_bytes, bool in_place, int ranks, int rank);
 /// The dissemination barrier: empty messages only.
 Plan barrier_plan(int ranks, int rank);
 

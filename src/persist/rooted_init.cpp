@@ -116,7 +116,7 @@ namespace {
 std::int64_t block_bytes(const char* call, int my_count, MPI_Datatype my_type, int root_count,
                          MPI_Datatype root_type, bool at_root, bool root_in_place) {
   const auto bytes_of = [&](int count, MPI_Datatype type) {
-    return detail::checked_bytes(call, count, detail::contiguous_size(call, type));
+    return detail::checked_bytes(call, count, detail::element_size(call, type));
   };
   if (!at_root) return bytes_of(my_count, my_type);
   const std::int64_t roots = bytes_of(root_count, root_type);
@@ -139,6 +139,8 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
   const bool at_root = me.rank == root;
   std::int64_t bytes = 0;
   Way way;
+  detail::UserBuffers buffers{at_root ? recvbuf : nullptr,
+                              sendbuf == MPI_IN_PLACE ? nullptr : sendbuf};
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kGatherInitCall, options);
     check_root(kGatherInitCall, root, me.size);
@@ -147,6 +149,12 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     bytes = block_bytes(kGatherInitCall, sendcount, sendtype, recvcount, recvtype, at_root,
                         sendbuf == MPI_IN_PLACE);
     way = way_of(kGatherInitCall, options, "binomial");
+    if (sendbuf != MPI_IN_PLACE)
+      buffers.send_layout = detail::layout_of(kGatherInitCall, sendtype, sendcount, true, false);
+    if (at_root)
+      buffers.user_layout =
+          detail::layout_of(kGatherInitCall, recvtype, std::int64_t{recvcount} * me.size,
+                            sendbuf == MPI_IN_PLACE, true);
   });
   detail::agree_between_ranks(kGatherInitCall, comm,
                               {{"block bytes", bytes},
@@ -154,8 +162,7 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                                {"algorithm", detail::name_fingerprint(way.algorithm)}});
   return rooted_request(
       kGatherInitCall, way, "gather",
-      [&] { return detail::gather_plan(bytes, root, me.size, me.rank); },
-      {at_root ? recvbuf : nullptr, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf}, comm, MPI_BYTE,
+      [&] { return detail::gather_plan(bytes, root, me.size, me.rank); }, buffers, comm, MPI_BYTE,
       MPI_OP_NULL, options,
       [&](MPI_Comm own) {
         return detail::library_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
@@ -170,6 +177,8 @@ Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
   const bool at_root = me.rank == root;
   std::int64_t bytes = 0;
   Way way;
+  detail::UserBuffers buffers{recvbuf == MPI_IN_PLACE ? nullptr : recvbuf,
+                              at_root ? sendbuf : nullptr};
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kScatterInitCall, options);
     check_root(kScatterInitCall, root, me.size);
@@ -178,6 +187,11 @@ Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     bytes = block_bytes(kScatterInitCall, recvcount, recvtype, sendcount, sendtype, at_root,
                         recvbuf == MPI_IN_PLACE);
     way = way_of(kScatterInitCall, options, "binomial");
+    if (recvbuf != MPI_IN_PLACE)
+      buffers.user_layout = detail::layout_of(kScatterInitCall, recvtype, recvcount, false, true);
+    if (at_root)
+      buffers.send_layout = detail::layout_of(kScatterInitCall, sendtype,
+                                              std::int64_t{sendcount} * me.size, true, false);
   });
   detail::agree_between_ranks(kScatterInitCall, comm,
                               {{"block bytes", bytes},
@@ -185,8 +199,7 @@ Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                                {"algorithm", detail::name_fingerprint(way.algorithm)}});
   return rooted_request(
       kScatterInitCall, way, "scatter",
-      [&] { return detail::scatter_plan(bytes, root, me.size, me.rank); },
-      {recvbuf == MPI_IN_PLACE ? nullptr : recvbuf, at_root ? sendbuf : nullptr}, comm, MPI_BYTE,
+      [&] { return detail::scatter_plan(bytes, root, me.size, me.rank); }, buffers, comm, MPI_BYTE,
       MPI_OP_NULL, options,
       [&](MPI_Comm own) {
         return detail::library_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,

@@ -324,6 +324,125 @@ void gather_scatter_cases() {
             }
 }
 
+/// Alltoall against MPI_Alltoall of the same input, in place or not.
+void alltoall_cases() {
+  for (const std::string algorithm : {"", "pairwise", "mpi"})
+    for (Engine engine : kEngines)
+      for (int count : {0, 1, 7, 1001, 20000})
+        for (bool in_place : {false, true}) {
+          if (skipped(algorithm == "pairwise" ? "binomial" : algorithm, engine, count)) continue;
+          Options options;
+          options.engine = engine;
+          options.algorithm = algorithm;
+          const auto all = static_cast<std::size_t>(count) * static_cast<std::size_t>(g_ranks);
+          std::vector<std::int32_t> in(all + 1), out(all + 1), reference(all + 1);
+          Request request = choreo::persist::alltoall_init(in_place ? MPI_IN_PLACE : in.data(),
+                                                           count, MPI_INT32_T, out.data(), count,
+                                                           MPI_INT32_T, MPI_COMM_WORLD, options);
+          auto fill = [&](int it) {
+            for (std::size_t i = 0; i < all; ++i)
+              in[i] = static_cast<std::int32_t>(i) * 13 + g_rank * 1000003 + it * 7919;
+            MPI_Alltoall(in.data(), count, MPI_INT32_T, reference.data(), count, MPI_INT32_T,
+                         MPI_COMM_WORLD);
+            std::ranges::fill(out, -1);
+            if (in_place) std::ranges::copy(in, out.begin());
+          };
+          auto check = [&](int it) {
+            for (std::size_t i = 0; i < all; ++i)
+              if (out[i] != reference[i])
+                fail(fmt::format(
+                    "alltoall '{}' engine {} count {} in place {} iteration {}: element {} is {}, "
+                    "MPI_Alltoall gives {}",
+                    algorithm, to_string(engine), count, in_place, it, i, out[i], reference[i]));
+          };
+          cycle(request, starts_of(algorithm, engine), false, fill, check);
+          ++g_cases;
+        }
+}
+
+/// Non-contiguous datatypes (a vector of 2 ints at stride 3, so each element leaves a gap of
+/// one int, and with a 1-int lower bound) in the data-moving collectives, each against the MPI
+/// library's own collective of the same arguments; gaps are poisoned and must stay so.
+void derived_type_cases() {
+  MPI_Datatype vector = MPI_DATATYPE_NULL, shifted = MPI_DATATYPE_NULL;
+  MPI_Type_vector(2, 1, 3, MPI_INT32_T, &vector);    // ints 0 and 3 of each element
+  MPI_Type_create_resized(vector, 4, 20, &shifted);  // starts at int 1, 5 ints apart
+  MPI_Type_commit(&shifted);
+  MPI_Type_free(&vector);
+  constexpr std::size_t kIntsPerElement = 5;
+  for (const char* collective : {"bcast", "gather", "scatter", "allgather", "alltoall"})
+    for (const std::string algorithm : {"", "named"})
+      for (int count : {0, 1, 5, 3001}) {
+        const std::string name =
+            fmt::format("{} '{}' of a vector type, count {}", collective, algorithm, count);
+        const int root = g_ranks - 1;
+        const std::string what = collective;
+        // Elements per buffer: one rank's block, or all ranks' blocks.
+        const bool in_all = what == "scatter" || what == "alltoall";
+        const bool out_all = what == "gather" || what == "allgather" || what == "alltoall";
+        const auto elements = [&](bool all) {
+          return static_cast<std::size_t>(count) * (all ? static_cast<std::size_t>(g_ranks) : 1);
+        };
+        std::vector<std::int32_t> in(elements(in_all) * kIntsPerElement + 1),
+            out(elements(out_all) * kIntsPerElement + 1), reference(out.size());
+        Options options;
+        if (algorithm == "named")
+          options.algorithm = what == "bcast"       ? "binomial"
+                              : what == "allgather" ? "ring"
+                              : what == "alltoall"  ? "pairwise"
+                                                    : "binomial";
+        auto* bcast_buffer = g_rank == root ? in.data() : out.data();
+        Request request =
+            what == "bcast" ? choreo::persist::bcast_init(bcast_buffer, count, shifted, root,
+                                                          MPI_COMM_WORLD, options)
+            : what == "gather"
+                ? choreo::persist::gather_init(in.data(), count, shifted, out.data(), count,
+                                               shifted, root, MPI_COMM_WORLD, options)
+            : what == "scatter"
+                ? choreo::persist::scatter_init(in.data(), count, shifted, out.data(), count,
+                                                shifted, root, MPI_COMM_WORLD, options)
+            : what == "allgather"
+                ? choreo::persist::allgather_init(in.data(), out.data(), count, shifted,
+                                                  MPI_COMM_WORLD, options)
+                : choreo::persist::alltoall_init(in.data(), count, shifted, out.data(), count,
+                                                 shifted, MPI_COMM_WORLD, options);
+        auto fill = [&](int it) {
+          for (std::size_t i = 0; i < in.size(); ++i)
+            in[i] = static_cast<std::int32_t>(i) * 7 + g_rank * 100003 + it * 31;
+          std::ranges::fill(reference, -7);
+          if (what == "bcast") {
+            if (g_rank == root) std::ranges::copy(in, reference.begin());
+            MPI_Bcast(g_rank == root ? in.data() : reference.data(), count, shifted, root,
+                      MPI_COMM_WORLD);
+            if (g_rank == root) std::ranges::copy(in, reference.begin());
+          } else if (what == "gather") {
+            MPI_Gather(in.data(), count, shifted, reference.data(), count, shifted, root,
+                       MPI_COMM_WORLD);
+          } else if (what == "scatter") {
+            MPI_Scatter(in.data(), count, shifted, reference.data(), count, shifted, root,
+                        MPI_COMM_WORLD);
+          } else if (what == "allgather") {
+            MPI_Allgather(in.data(), count, shifted, reference.data(), count, shifted,
+                          MPI_COMM_WORLD);
+          } else {
+            MPI_Alltoall(in.data(), count, shifted, reference.data(), count, shifted,
+                         MPI_COMM_WORLD);
+          }
+          std::ranges::fill(out, -7);
+        };
+        auto check = [&](int it) {
+          const auto& got = what == "bcast" && g_rank == root ? in : out;
+          for (std::size_t i = 0; i + 1 < out.size(); ++i)
+            if (got[i] != reference[i])
+              fail(fmt::format("{} iteration {}: int {} is {}, MPI gives {}", name, it, i, got[i],
+                               reference[i]));
+        };
+        cycle(request, algorithm.empty() ? 13 : 3, false, fill, check);
+        ++g_cases;
+      }
+  MPI_Type_free(&shifted);
+}
+
 /// No rank's barrier completes before every rank started it: rank 0 starts only after every
 /// other rank has started and polled its instance (which must not complete) 200 times and
 /// said so; then all complete. Deterministic: a barrier that completed early fails the poll.
@@ -545,12 +664,14 @@ void misuse_cases() {
     choreo::persist::alltoallv_init(data.data(), two.data(), displs.data(), MPI_INT, buf.data(),
                                     expected.data(), displs.data(), MPI_INT, MPI_COMM_WORLD);
   });
-  expect_error("non-contiguous type", "not contiguous", [&] {
+  // Reductions need contiguous types (the data-moving collectives pack the others).
+  expect_error("non-contiguous type in a reduction", "not contiguous", [&] {
     MPI_Datatype strided = MPI_DATATYPE_NULL;
     MPI_Type_vector(2, 1, 2, MPI_INT, &strided);
     MPI_Type_commit(&strided);
     try {
-      choreo::persist::bcast_init(buf.data(), 1, strided, 0, MPI_COMM_WORLD);
+      choreo::persist::allreduce_init(MPI_IN_PLACE, buf.data(), 1, strided, MPI_SUM,
+                                      MPI_COMM_WORLD);
     } catch (...) {
       MPI_Type_free(&strided);
       throw;
@@ -575,6 +696,8 @@ int main(int argc, char** argv) {
     if (only == "all" || only == "reduce") reduce_cases();
     if (only == "all" || only == "gather_scatter") gather_scatter_cases();
     if (only == "all" || only == "barrier") barrier_cases();
+    if (only == "all" || only == "alltoall") alltoall_cases();
+    if (only == "all" || only == "derived") derived_type_cases();
     if (only == "all" || only == "cycles") many_cycles();
     if (only == "all" || only == "local") start_is_local();
     if (only == "all" || only == "misuse") misuse_cases();

@@ -9,7 +9,10 @@
 // root, algorithm and layout options, or every rank throws choreo::Error naming the
 // mismatch. Buffers are bound at init, as in MPI: they must stay valid and in place until
 // the request is freed, and must not be touched between start() and completion.
-// Datatypes must be contiguous (extent == size, lower bound 0); messages move bytes.
+// Reductions (reduce_init, allreduce_init) need contiguous datatypes (extent == size, lower
+// bound 0). The data-moving collectives take any datatype whose packed form (MPI_Pack) is its
+// data back to back, as on every homogeneous MPI: a non-contiguous buffer is packed at start
+// and unpacked at completion, and messages move its bytes. alltoallv_init needs contiguous ones.
 #include <mpi.h>
 
 #include "choreo/persist/options.hpp"
@@ -54,6 +57,13 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const Options& options = {});
+
+/// Block d of rank r's sendbuf goes to block r of rank d's recvbuf, as MPI_Alltoall (sendbuf
+/// may be MPI_IN_PLACE: recvbuf holds the input). Algorithms: "pairwise" (P-1 sendrecv steps
+/// at growing distance), "mpi"; default as reduce_init. Init exchanges no counts.
+Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      const Options& options = {});
 
 /// No rank's instance completes before every rank started it. Algorithms: "dissemination",
 /// "mpi"; default as reduce_init.
