@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "../mpi/datatype_layout.hpp"
 #include "calls.hpp"
 #include "choreo/jitter/auto_t.hpp"
 #include "choreo/mpi/resilient_allreduce.hpp"
@@ -44,15 +45,7 @@ int redundant_exchanges(std::int64_t bytes, int ranks) {
   return std::min(jitter::auto_redundant_exchanges(p, ranks), stages);
 }
 
-/// Contiguous: the bytes of `count` elements are one block from the buffer's address.
-bool contiguous(MPI_Datatype type) {
-  MPI_Aint lower_bound = 0, extent = 0, true_lower_bound = 0, true_extent = 0;
-  int size = 0;
-  PMPI_Type_get_extent(type, &lower_bound, &extent);
-  PMPI_Type_get_true_extent(type, &true_lower_bound, &true_extent);
-  PMPI_Type_size(type, &size);
-  return lower_bound == 0 && true_lower_bound == 0 && extent == size && true_extent == size;
-}
+using mpi::detail::is_contiguous;
 
 int type_size(MPI_Datatype type) {
   int size = 0;
@@ -116,7 +109,7 @@ int serve_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     if (auto reason = auto_mode_declines(false)) return record.hand_over(*reason, mpi);
     // The same datatype on every rank (MPI requires it for reductions): a rank alone may
     // decide by its layout. Command lists reduce contiguous vectors.
-    if (!contiguous(type)) return record.hand_over(Fallback::UnsupportedDatatype, mpi);
+    if (!is_contiguous(type)) return record.hand_over(Fallback::UnsupportedDatatype, mpi);
     bool hit = false;
     CollectiveEntry& entry =
         collective_entry(state, {Function::Allreduce, bytes, count, 0, op, type}, hit);
@@ -150,7 +143,7 @@ int serve_bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm c
     ChoreoScope scope;
     // The type may differ between ranks (only the signatures must match): one that is not
     // contiguous goes through a packed copy.
-    if (contiguous(type)) {
+    if (is_contiguous(type)) {
       run_collective(state, entry, {buffer, nullptr}, MPI_BYTE, MPI_OP_NULL);
       return MPI_SUCCESS;
     }
@@ -191,7 +184,7 @@ int serve_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     record.took_choreo();
     record.cache(hit);
     ChoreoScope scope;
-    if (contiguous(recvtype) && (in_place || contiguous(sendtype))) {
+    if (is_contiguous(recvtype) && (in_place || is_contiguous(sendtype))) {
       run_collective(state, entry, {recvbuf, in_place ? nullptr : sendbuf}, MPI_BYTE, MPI_OP_NULL);
       return MPI_SUCCESS;
     }

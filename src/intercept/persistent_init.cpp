@@ -23,6 +23,7 @@
 #include <string_view>
 #include <utility>
 
+#include "../mpi/datatype_layout.hpp"
 #include "../mpi/mpich_quirks.hpp"
 #include "choreo/mpi_persistent.h"
 #include "choreo/persist/collectives.hpp"
@@ -58,13 +59,11 @@ Function library_function(const char* name) {
   return nullptr;
 }
 
-/// The bytes of `count` elements of a contiguous type (extent == size, lower bound 0), or -1
-/// when the type is not contiguous.
+/// The bytes of `count` elements of a contiguous type (mpi/datatype_layout.hpp), or -1 when
+/// the type is not contiguous.
 std::int64_t contiguous_bytes(int count, MPI_Datatype type) {
-  MPI_Aint lower_bound = 0, extent = 0;
   int size = 0;
-  if (PMPI_Type_get_extent(type, &lower_bound, &extent) != MPI_SUCCESS ||
-      PMPI_Type_size(type, &size) != MPI_SUCCESS || lower_bound != 0 || extent != size)
+  if (!choreo::mpi::detail::is_contiguous(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS)
     return -1;
   return static_cast<std::int64_t>(count) * size;
 }

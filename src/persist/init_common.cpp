@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "../mpi/datatype_layout.hpp"
 #include "../mpi/timed_runs.hpp"
 #include "choreo/error.hpp"
 #include "instance.hpp"
@@ -33,24 +34,13 @@ int contiguous_size(const char* call, MPI_Datatype type) {
   MPI_Aint lower = 0, extent = 0;
   MPI_Type_size(type, &size);
   MPI_Type_get_extent(type, &lower, &extent);
-  if (size <= 0 || lower != 0 || extent != size)
+  if (size <= 0 || !mpi::detail::is_contiguous(type))
     throw Error(
         fmt::format("{}: the datatype is not contiguous (size {}, lower bound {}, extent "
-                    "{}); persistent collectives move contiguous bytes: pass a "
-                    "contiguous type or MPI_BYTE with the byte count",
+                    "{}); reductions move contiguous bytes: pass a contiguous type",
                     call, size, lower, extent));
   return size;
 }
-
-namespace {
-bool contiguous(MPI_Datatype type) {
-  int size = 0;
-  MPI_Aint lower = 0, extent = 0;
-  MPI_Type_size(type, &size);
-  MPI_Type_get_extent(type, &lower, &extent);
-  return lower == 0 && extent == size;
-}
-}  // namespace
 
 int element_size(const char* call, MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL)
@@ -63,7 +53,7 @@ int element_size(const char* call, MPI_Datatype type) {
         fmt::format("{}: the datatype holds no data (size {}); pass a datatype such as "
                     "MPI_INT",
                     call, size));
-  if (contiguous(type)) return size;
+  if (mpi::detail::is_contiguous(type)) return size;
   MPI_Pack_size(1, type, MPI_COMM_SELF, &packed);
   if (packed != size)
     throw Error(fmt::format(
@@ -74,7 +64,7 @@ int element_size(const char* call, MPI_Datatype type) {
 }
 
 Layout layout_of(const char* call, MPI_Datatype type, std::int64_t count, bool input, bool output) {
-  if (type == MPI_DATATYPE_NULL || contiguous(type)) return {};
+  if (type == MPI_DATATYPE_NULL || mpi::detail::is_contiguous(type)) return {};
   if (count > std::numeric_limits<int>::max())
     throw Error(
         fmt::format("{}: {} elements of a non-contiguous datatype exceed MPI_Pack's int "
