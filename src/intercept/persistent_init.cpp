@@ -25,8 +25,10 @@
 
 #include "../mpi/datatype_layout.hpp"
 #include "../mpi/mpich_quirks.hpp"
+#include "choreo/error.hpp"
 #include "choreo/mpi_persistent.h"
 #include "choreo/persist/collectives.hpp"
+#include "choreo/platform.hpp"
 #include "persistent_kinds.hpp"
 #include "runtime.hpp"
 
@@ -116,6 +118,32 @@ std::pair<int, int> degrees(MPI_Comm comm) {
   return {0, 0};  // no topology: MPI reports the error when the collective is posted
 }
 
+/// choreo::persist's options from the info hints of an init call that choreo takes:
+/// "choreo_algorithm" names the algorithm (as Options::algorithm: "binomial", "ring", ...), and
+/// for a broadcast "choreo_torus" = "AxBxC" says the ranks sit on that torus in rank order (x
+/// fastest), which maps the trees onto it (docs/persistent.md, "On a torus"). MPI libraries
+/// ignore keys they do not know. A malformed or unknown value throws, and the call falls back
+/// like any other refusal (ranks passing different hints all refuse alike).
+persist::Options persist_options(MPI_Info info) {
+  persist::Options options;
+  if (info == MPI_INFO_NULL) return options;
+  const auto hint = [info](const char* key) -> std::optional<std::string> {
+    char value[256] = {};
+    int found = 0;
+    PMPI_Info_get(info, key, static_cast<int>(sizeof value) - 1, value, &found);
+    if (!found) return std::nullopt;
+    return std::string(value);
+  };
+  if (const auto algorithm = hint("choreo_algorithm")) options.algorithm = *algorithm;
+  if (const auto torus = hint("choreo_torus")) {
+    const std::vector<int> dims = choreo::parse_torus_dims(*torus);
+    if (dims.size() > 3)
+      throw choreo::Error("choreo_torus '" + *torus + "': at most three dimensions");
+    for (std::size_t d = 0; d < 3; ++d) options.torus[d] = d < dims.size() ? dims[d] : 1;
+  }
+  return options;
+}
+
 /// Builds choreo's request (its derived datatypes held in the vector it is given), or is empty
 /// where choreo does not take the call.
 using MakeChoreo = std::function<persist::Request(std::vector<MPI_Datatype>&)>;
@@ -184,6 +212,7 @@ using choreo::intercept::persistent::held_type;
 using choreo::intercept::persistent::library_function;
 using choreo::intercept::persistent::MakeChoreo;
 using choreo::intercept::persistent::peers;
+using choreo::intercept::persistent::persist_options;
 using choreo::intercept::persistent::serve;
 namespace persist = choreo::persist;
 
@@ -191,7 +220,9 @@ extern "C" int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* reque
   static const auto library = library_function<decltype(&MPI_Barrier_init)>("Barrier_init");
   return serve(
       "MPI_Barrier_init", comm, request, library != nullptr,
-      [&](std::vector<MPI_Datatype>&) { return persist::barrier_init(comm); },
+      [&](std::vector<MPI_Datatype>&) {
+        return persist::barrier_init(comm, persist_options(info));
+      },
       [&] { return library(comm, info, request); },
       [&](Emulated& e) { e.post = [=](MPI_Request* r) { return PMPI_Ibarrier(comm, r); }; });
 }
@@ -202,7 +233,8 @@ extern "C" int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, in
   return serve(
       "MPI_Bcast_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::bcast_init(buffer, count, held_type(datatype, held), root, comm);
+        return persist::bcast_init(buffer, count, held_type(datatype, held), root, comm,
+                                   persist_options(info));
       },
       [&] { return library(buffer, count, datatype, root, comm, info, request); },
       [&](Emulated& e) {
@@ -224,7 +256,8 @@ extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype 
         const bool root_side = at_root(comm, root);
         return persist::gather_init(
             sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
-            recvbuf, recvcount, root_side ? held_type(recvtype, held) : recvtype, root, comm);
+            recvbuf, recvcount, root_side ? held_type(recvtype, held) : recvtype, root, comm,
+            persist_options(info));
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
@@ -275,7 +308,8 @@ extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype
         const bool root_side = at_root(comm, root);
         return persist::scatter_init(
             sendbuf, sendcount, root_side ? held_type(sendtype, held) : sendtype, recvbuf,
-            recvcount, recvbuf == MPI_IN_PLACE ? recvtype : held_type(recvtype, held), root, comm);
+            recvcount, recvbuf == MPI_IN_PLACE ? recvtype : held_type(recvtype, held), root, comm,
+            persist_options(info));
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
@@ -330,7 +364,7 @@ extern "C" int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Dataty
             sendbuf == MPI_IN_PLACE ||
             contiguous_bytes(sendcount, sendtype) == contiguous_bytes(recvcount, recvtype);
         return persist::allgather_init(sendbuf, recvbuf, same_bytes ? recvcount : -1,
-                                       held_type(recvtype, held), comm);
+                                       held_type(recvtype, held), comm, persist_options(info));
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -379,7 +413,7 @@ extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatyp
       [&](std::vector<MPI_Datatype>& held) {
         return persist::alltoall_init(
             sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
-            recvbuf, recvcount, held_type(recvtype, held), comm);
+            recvbuf, recvcount, held_type(recvtype, held), comm, persist_options(info));
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -405,7 +439,7 @@ extern "C" int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], c
       sendbuf == MPI_IN_PLACE ? MakeChoreo{} : MakeChoreo([&](std::vector<MPI_Datatype>& held) {
         return persist::alltoallv_init(sendbuf, sendcounts, sdispls, held_type(sendtype, held),
                                        recvbuf, recvcounts, rdispls, held_type(recvtype, held),
-                                       comm);
+                                       comm, persist_options(info));
       }),
       [&] {
         return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -463,7 +497,7 @@ extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MP
       "MPI_Reduce_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
         return persist::reduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op, root,
-                                    comm);
+                                    comm, persist_options(info));
       },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
       [&](Emulated& e) {
@@ -481,8 +515,8 @@ extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
   return serve(
       "MPI_Allreduce_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::allreduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op,
-                                       comm);
+        return persist::allreduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op, comm,
+                                       persist_options(info));
       },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
       [&](Emulated& e) {

@@ -2,6 +2,7 @@
 // plans: bcast_plan.cpp).
 #include <fmt/format.h>
 
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -26,13 +27,27 @@ std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
                             root, ranks - 1));
+  const bool torus_known = options.torus != std::array<int, 3>{0, 0, 0};
+  if (options.algorithm.empty() && torus_known && ranks >= 3 && bytes >= kTorusTreesFromBytes)
+    return {
+        detail::bcast_shape("multitree_torus", bytes, root, ranks, options),
+        fmt::format("the default on the {}x{}x{} torus from {} bytes: the torus-mapped trees "
+                    "(measured under SMPI, docs/BENCHMARKS.md)",
+                    options.torus[0], options.torus[1], options.torus[2], kTorusTreesFromBytes)};
   if (options.algorithm.empty()) {
     const detail::BcastChoice choice = detail::choose_bcast(bytes, root, ranks, options);
     return {choice.chosen, "chosen by the model: " + detail::describe_choice(choice)};
   }
   const std::string algorithm = detail::chosen_algorithm(
-      kBcastInitCall, options, "", {"binomial", "kary_pipeline", "multitree", "mpi"});
-  if (algorithm == "mpi") return {{"mpi", bytes, root, 0, 1, 0}, "named by the caller"};
+      kBcastInitCall, options, "",
+      {"binomial", "kary_pipeline", "multitree", "multitree_torus", "mpi"});
+  if (algorithm == "mpi") {
+    detail::BcastShape library;
+    library.algorithm = "mpi";
+    library.bytes = bytes;
+    library.root = root;
+    return {library, "named by the caller"};
+  }
   return {detail::bcast_shape(algorithm, bytes, root, ranks, options), "named by the caller"};
 }
 
@@ -50,13 +65,18 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
     std::tie(shape, choice) = shape_of(count, type, root, ranks, options);
     layout = detail::layout_of(kBcastInitCall, type, count, rank == root, rank != root);
   });
-  detail::agree_between_ranks(kBcastInitCall, comm,
-                              {{"count x type size", shape.bytes},
-                               {"root", shape.root},
-                               {"algorithm", detail::name_fingerprint(shape.algorithm)},
-                               {"arity", shape.arity},
-                               {"parts", shape.parts},
-                               {"segment size", shape.segment_bytes}});
+  detail::agree_between_ranks(
+      kBcastInitCall, comm,
+      {{"count x type size", shape.bytes},
+       {"root", shape.root},
+       {"algorithm", detail::name_fingerprint(shape.algorithm)},
+       {"arity", shape.arity},
+       {"parts", shape.parts},
+       {"segment size", shape.segment_bytes},
+       {"torus x", shape.torus[0]},
+       {"torus y", shape.torus[1]},
+       {"torus z", shape.torus[2]},
+       {"torus placement", detail::fingerprint(std::as_bytes(std::span(shape.node_of_rank)))}});
   const detail::LibraryFactory library = [&](MPI_Comm own) {
     return detail::library_bcast(buf, count, type, root, own);
   };

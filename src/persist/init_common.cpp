@@ -122,13 +122,17 @@ void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields) 
                       call, fields[i].first, low[i], high[i]));
 }
 
-std::int64_t name_fingerprint(std::string_view name) {
+std::int64_t fingerprint(std::span<const std::byte> bytes) {
   std::uint64_t hash = 1469598103934665603ull;
-  for (char c : name) {
-    hash ^= static_cast<unsigned char>(c);
+  for (std::byte b : bytes) {
+    hash ^= static_cast<std::uint64_t>(b);
     hash *= 1099511628211ull;
   }
   return static_cast<std::int64_t>(hash >> 1);
+}
+
+std::int64_t name_fingerprint(std::string_view name) {
+  return fingerprint(std::as_bytes(std::span(name.data(), name.size())));
 }
 
 void check_tags(const char* call, const Plan& plan, MPI_Comm comm) {

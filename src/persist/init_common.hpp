@@ -3,8 +3,10 @@
 // rank alike, the agreement that all ranks passed the same arguments, and the request.
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,7 +54,8 @@ std::int64_t checked_bytes(const char* call, int count, int element_size);
 using Fields = std::vector<std::pair<std::string_view, std::int64_t>>;
 void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields);
 
-/// A stable number for a name (FNV-1a), so ranks can compare algorithm names in agree.
+/// A stable number for bytes (FNV-1a), so ranks can compare names and arrays in agree.
+std::int64_t fingerprint(std::span<const std::byte> bytes);
 std::int64_t name_fingerprint(std::string_view name);
 
 /// Throws unless every tag of the plan is at most the MPI library's MPI_TAG_UB.

@@ -14,7 +14,6 @@
 #include <mpi.h>
 
 #include <array>
-#include <chrono>
 #include <string>
 
 namespace choreo::persist::detail {
@@ -44,11 +43,12 @@ class LibraryTrial {
   std::string note() const;
 
  private:
-  using Clock = std::chrono::steady_clock;
   int starts_ = 0;
   bool decided_ = false;
   Side side_ = Side::Choreo;
-  Clock::time_point began_;
+  /// MPI_Wtime: the MPI library's clock, which SMPI makes the simulated time (so the trial
+  /// compares simulated runs there, not the host's time to simulate them).
+  double began_ = 0;
   std::array<std::array<double, kStartsPerSide>, 2> samples_{};  ///< this rank's, per side
   std::array<double, 2> mine_{};     ///< this rank's medians, sent by the agreement
   std::array<double, 2> seconds_{};  ///< after the decision: the slowest rank's medians

@@ -9,6 +9,7 @@
 // scales"). The *_plans_from_full_schedule functions build the same plans the old way, out of
 // the generator's schedule of every rank: the reference of the tests and of
 // bench/persist_init_scale.cpp, not for use at init.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,10 +21,12 @@ namespace choreo::persist::detail {
 
 /// What a broadcast's plan depends on besides the ranks.
 struct BcastShape {
-  std::string algorithm;  ///< "binomial", "kary_pipeline" or "multitree"
+  std::string algorithm;  ///< "binomial", "kary_pipeline", "multitree" or "multitree_torus"
   std::int64_t bytes = 0;
   int root = 0, arity = 0, parts = 1;
   std::int64_t segment_bytes = 0;  ///< pipelined algorithms only
+  std::array<int, 3> torus{};      ///< multitree_torus: the torus
+  std::vector<int> node_of_rank;   ///< multitree_torus: each rank's node; empty: rank r on r
 };
 
 /// The shape of a broadcast of `bytes` from `root` with options' arity, parts and segment

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -170,6 +171,45 @@ void allgather_cases() {
         cycle(request, 3, true, fill, check);
         ++g_cases;
       }
+}
+
+/// The broadcast on a torus of the communicator's size (P x 1 x 1, or 2 x 2 x 1 on 4 ranks),
+/// placed linearly or in reverse: named, and the default, which takes the torus trees from
+/// kTorusTreesFromBytes on 3 ranks or more (and says so).
+void torus_bcast_cases() {
+  const std::array<int, 3> dims =
+      g_ranks == 4 ? std::array<int, 3>{2, 2, 1} : std::array<int, 3>{g_ranks, 1, 1};
+  for (const std::string algorithm : {"multitree_torus", ""})
+    for (bool reversed : {false, true})
+      for (std::int64_t size : {0, 1, 1001, 300001})
+        for (int root : {0, g_ranks - 1}) {
+          Options options;
+          options.algorithm = algorithm;
+          options.torus = dims;
+          if (reversed)
+            for (int r = 0; r < g_ranks; ++r) options.torus_placement.push_back(g_ranks - 1 - r);
+          std::vector<std::uint8_t> buf(static_cast<std::size_t>(size));
+          Request request = choreo::persist::bcast_init(buf.data(), static_cast<int>(size),
+                                                        MPI_BYTE, root, MPI_COMM_WORLD, options);
+          const std::string name =
+              fmt::format("bcast '{}' on a torus, reversed {}, size {} root {}", algorithm,
+                          reversed, size, root);
+          const bool torus_expected = !algorithm.empty() || (g_ranks >= 3 && size >= 65536);
+          if (torus_expected != (request.algorithm() == "bcast:multitree_torus"))
+            fail(fmt::format("{}: runs {} ({})", name, request.algorithm(), request.describe()));
+          auto fill = [&](int it) {
+            for (std::int64_t i = 0; i < size; ++i)
+              buf[static_cast<std::size_t>(i)] =
+                  g_rank == root ? byte_of(it, root, i) : static_cast<std::uint8_t>(0xEE);
+          };
+          auto check = [&](int it) {
+            for (std::int64_t i = 0; i < size; ++i)
+              if (buf[static_cast<std::size_t>(i)] != byte_of(it, root, i))
+                fail(fmt::format("{} iteration {}: byte {} wrong", name, it, i));
+          };
+          cycle(request, algorithm.empty() ? 13 : 3, false, fill, check);
+          ++g_cases;
+        }
 }
 
 /// The algorithms of reduce, gather and scatter: "" (the tree measured against the library's
@@ -698,6 +738,7 @@ int main(int argc, char** argv) {
     if (only == "all" || only == "barrier") barrier_cases();
     if (only == "all" || only == "alltoall") alltoall_cases();
     if (only == "all" || only == "derived") derived_type_cases();
+    if (only == "all" || only == "torus") torus_bcast_cases();
     if (only == "all" || only == "cycles") many_cycles();
     if (only == "all" || only == "local") start_is_local();
     if (only == "all" || only == "misuse") misuse_cases();

@@ -116,7 +116,18 @@ static void make_set(Set* s, int n, MPI_Comm ring) {
   const MPI_Info none = MPI_INFO_NULL;
   MPI_Request* q = s->requests;
   MPI_Barrier_init(w, none, q++);
-  MPI_Bcast_init(s->bcast, n, MPI_INT, s->root, w, none, q++);
+  /* The largest broadcast carries choreo's hints (docs/intercept.md): its torus-mapped trees
+     where choreo takes the call; every MPI library ignores keys it does not know. */
+  MPI_Info hints = MPI_INFO_NULL;
+  if (n == kMaxCount) {
+    char torus[32];
+    snprintf(torus, sizeof torus, "%dx1x1", size);
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "choreo_torus", torus);
+    MPI_Info_set(hints, "choreo_algorithm", "multitree_torus");
+  }
+  MPI_Bcast_init(s->bcast, n, MPI_INT, s->root, w, hints, q++);
+  if (hints != MPI_INFO_NULL) MPI_Info_free(&hints);
   MPI_Reduce_init(s->red_in, s->red_out, n, MPI_INT, MPI_SUM, s->root, w, none, q++);
   MPI_Allreduce_init(s->ar_in, s->ar_out, n, MPI_INT, MPI_SUM, w, none, q++);
   MPI_Allreduce_init(MPI_IN_PLACE, s->ar_inplace, n, MPI_INT, MPI_MAX, w, none, q++);

@@ -19,6 +19,7 @@
 
 #include "../../src/persist/plans.hpp"
 #include "choreo/coll_pipeline.hpp"
+#include "choreo/error.hpp"
 
 namespace choreo::persist::detail {
 namespace {
@@ -174,6 +175,66 @@ void expect_allreduce_alike(const std::string& algorithm, int ranks, i64 count, 
       [&](int rank) { return allreduce_plan(algorithm, count, element_size, ranks, rank); },
       allreduce_plans_from_full_schedule(algorithm, count, element_size, ranks, every_rank(ranks)),
       compared);
+}
+
+/// The torus-mapped trees (paper 003's Fig. 2) from each rank's own links against the plans read
+/// out of bcast_multitree_torus's schedule, whose trees test_coll_pipeline.cpp checks for
+/// one-hop, link-disjoint edges on the torus.
+TEST(PersistRankPlan, TorusTreesMatchTheFullScheduleOnEveryRank) {
+  std::int64_t compared = 0;
+  for (const std::array<int, 3>& dims : std::vector<std::array<int, 3>>{
+           {3, 3, 3}, {4, 3, 5}, {2, 2, 2}, {1, 3, 2}, {5, 1, 1}, {2, 3, 1}, {3, 1, 4}}) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    for (const BcastCase& c : bcast_variants({"multitree_torus", ranks})) {
+      Options options;
+      options.torus = dims;
+      options.segment_bytes = c.segment;
+      const BcastShape shape = bcast_shape(c.algorithm, c.bytes, c.root, ranks, options);
+      expect_every_rank_alike(
+          ranks, fmt::format("{} on {}x{}x{}", text(c), dims[0], dims[1], dims[2]),
+          [&](int rank) { return bcast_plan(shape, ranks, rank); },
+          bcast_plans_from_full_schedule(shape, ranks, every_rank(ranks)), compared);
+    }
+  }
+  EXPECT_GT(compared, 500);
+}
+
+/// With a placement, rank r runs node placement[r]'s program of the linear placement, its
+/// peers renamed from nodes to the ranks placed there (the root's node is the root).
+TEST(PersistRankPlan, TorusPlacementRenamesTheLinearPlacementsPeers) {
+  const std::array<int, 3> dims{3, 2, 4};
+  const int ranks = 24;
+  std::vector<int> placement(ranks), rank_of_node(ranks);
+  for (int r = 0; r < ranks; ++r) placement[static_cast<std::size_t>(r)] = (r * 5 + 3) % ranks;
+  for (int r = 0; r < ranks; ++r)
+    rank_of_node[static_cast<std::size_t>(placement[static_cast<std::size_t>(r)])] = r;
+  Options placed, linear;
+  placed.torus = linear.torus = dims;
+  placed.torus_placement = placement;
+  placed.segment_bytes = linear.segment_bytes = 100;
+  const int root = 7;
+  const BcastShape shape = bcast_shape("multitree_torus", 4099, root, ranks, placed);
+  const BcastShape reference = bcast_shape("multitree_torus", 4099, placement[root], ranks, linear);
+  for (int r = 0; r < ranks; ++r) {
+    Plan expected = bcast_plan(reference, ranks, placement[static_cast<std::size_t>(r)]);
+    for (Command& command : expected.commands)
+      command.peer = rank_of_node[static_cast<std::size_t>(command.peer)];
+    const std::string difference = first_difference(bcast_plan(shape, ranks, r), expected);
+    EXPECT_EQ(difference, "") << "rank " << r;
+  }
+}
+
+TEST(PersistRankPlan, TorusRefusesAShapeOrPlacementThatDoesNotFit) {
+  Options options;
+  options.torus = {2, 2, 2};
+  EXPECT_THROW(bcast_shape("multitree_torus", 100, 0, 9, options), Error);  // 8 nodes, 9 ranks
+  options.torus_placement = {0, 1, 2, 3, 4, 5, 6, 6};                       // node 6 twice
+  EXPECT_THROW(bcast_shape("multitree_torus", 100, 0, 8, options), Error);
+  options.torus_placement = {0, 1, 2};  // too short
+  EXPECT_THROW(bcast_shape("multitree_torus", 100, 0, 8, options), Error);
+  options.torus = {0, 0, 0};
+  options.torus_placement.clear();
+  EXPECT_THROW(bcast_shape("multitree_torus", 100, 0, 8, options), Error);  // no torus
 }
 
 TEST(PersistRankPlan, AllreducesMatchTheFullScheduleOnEveryRank) {

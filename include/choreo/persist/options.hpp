@@ -1,8 +1,10 @@
 #pragma once
 // How a persistent collective is built and progressed: the options of every *_init call.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "choreo/coll_pipeline.hpp"
 
@@ -46,6 +48,18 @@ struct Options {
   /// MPI call from start() until wait() or test() reported completion (the progress thread
   /// is then the only thread in MPI). Without it the thread engine needs MPI_THREAD_MULTIPLE.
   bool allow_serialized = false;
+  /// bcast: the ranks sit on an A x B x C torus (paper 003's Fig. 2), {0, 0, 0}: no topology
+  /// known. With it, "multitree_torus" maps the three trees onto the torus so that no link
+  /// carries two trees, and the default takes them from kTorusTreesFromBytes (docs/persistent.md).
+  /// A B C must equal the communicator's size. A mesh (no wrap-around links) is not a torus.
+  std::array<int, 3> torus{0, 0, 0};
+  /// With torus: the node (x + A (y + B z)) of each rank of the communicator, a permutation of
+  /// 0..P-1; empty: rank r on node r (x fastest, as choreo sim --network torus:AxBxC places).
+  std::vector<int> torus_placement;
 };
+
+/// From this size on, a broadcast on a known torus defaults to the torus-mapped trees (measured
+/// under SMPI on a 4x4x4 torus: 0.50-0.58x MPI_Bcast's time from 64 KiB, docs/BENCHMARKS.md).
+inline constexpr std::int64_t kTorusTreesFromBytes = 64 * 1024;
 
 }  // namespace choreo::persist
