@@ -18,14 +18,14 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  std::string algorithm;
+  detail::Way way;
   std::int64_t block_bytes = 0;
   detail::UserBuffers buffers{recvbuf, in_place ? nullptr : sendbuf};
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kAllgatherInitCall, options);
     block_bytes = detail::checked_bytes(kAllgatherInitCall, count,
                                         detail::element_size(kAllgatherInitCall, type));
-    algorithm = detail::chosen_algorithm(kAllgatherInitCall, options, "ring", {"ring", "mpi"});
+    way = detail::way_of(kAllgatherInitCall, options, "ring", "the ring");
     buffers.user_layout =
         detail::layout_of(kAllgatherInitCall, type, std::int64_t{count} * ranks, in_place, true);
     if (!in_place)
@@ -33,29 +33,12 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   });
   detail::agree_between_ranks(
       kAllgatherInitCall, comm,
-      {{"count x type size", block_bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
-  const detail::LibraryFactory library = [&](MPI_Comm own) {
-    return detail::library_allgather(sendbuf, count, type, recvbuf, own);
-  };
-  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
-  const std::string choice = detail::named_or(
-      options, measured ? "the default: the ring, measured against the MPI library's own over "
-                          "the first starts"
-                        : "the default: the ring");
-  if (algorithm == "mpi") {
-    detail::Plan named;
-    named.algorithm = "allgather:mpi";
-    named.choice = choice;
-    return detail::make_library_request(std::move(named), comm, library);
-  }
-  detail::Plan plan;
-  detail::on_every_rank(comm, [&] {
-    plan = detail::allgather_plan(block_bytes, ranks, rank);
-    plan.choice = choice;
-    detail::check_tags(kAllgatherInitCall, plan, comm);
-  });
-  return detail::make_request(std::move(plan), buffers, comm, MPI_BYTE, MPI_OP_NULL, options,
-                              measured ? library : detail::LibraryFactory{});
+      {{"count x type size", block_bytes}, {"algorithm", detail::name_fingerprint(way.algorithm)}});
+  return detail::request_by_way(
+      kAllgatherInitCall, way, "allgather",
+      [&] { return detail::allgather_plan(block_bytes, ranks, rank); }, buffers, comm, MPI_BYTE,
+      MPI_OP_NULL, options,
+      [&](MPI_Comm own) { return detail::library_allgather(sendbuf, count, type, recvbuf, own); });
 }
 
 }  // namespace choreo::persist

@@ -20,7 +20,7 @@ Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   const detail::Ranks me = detail::ranks_of(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   std::int64_t bytes = 0;
-  std::string algorithm;
+  detail::Way way;
   detail::UserBuffers buffers{recvbuf, in_place ? nullptr : sendbuf};
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kAlltoallInitCall, options);
@@ -39,37 +39,19 @@ Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                         "must hold the same bytes",
                         kAlltoallInitCall, sent, bytes));
     }
-    algorithm =
-        detail::chosen_algorithm(kAlltoallInitCall, options, "pairwise", {"pairwise", "mpi"});
+    way = detail::way_of(kAlltoallInitCall, options, "pairwise", "the pairwise exchange");
   });
   detail::agree_between_ranks(
       kAlltoallInitCall, comm,
-      {{"block bytes", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
-  const detail::LibraryFactory library = [&](MPI_Comm own) {
-    return detail::library_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                    own);
-  };
-  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
-  const std::string choice =
-      !options.algorithm.empty()
-          ? "named by the caller"
-          : (measured ? "the default: pairwise exchange, measured against the MPI library's own "
-                        "over the first starts"
-                      : "the default: pairwise exchange");
-  if (algorithm == "mpi") {
-    detail::Plan named;
-    named.algorithm = "alltoall:mpi";
-    named.choice = choice;
-    return detail::make_library_request(std::move(named), comm, library);
-  }
-  detail::Plan plan;
-  detail::on_every_rank(comm, [&] {
-    plan = detail::alltoall_plan(bytes, in_place, me.size, me.rank);
-    plan.choice = choice;
-    detail::check_tags(kAlltoallInitCall, plan, comm);
-  });
-  return detail::make_request(std::move(plan), buffers, comm, MPI_BYTE, MPI_OP_NULL, options,
-                              measured ? library : detail::LibraryFactory{});
+      {{"block bytes", bytes}, {"algorithm", detail::name_fingerprint(way.algorithm)}});
+  return detail::request_by_way(
+      kAlltoallInitCall, way, "alltoall",
+      [&] { return detail::alltoall_plan(bytes, in_place, me.size, me.rank); }, buffers, comm,
+      MPI_BYTE, MPI_OP_NULL, options,
+      [&](MPI_Comm own) {
+        return detail::library_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                        own);
+      });
 }
 
 }  // namespace choreo::persist

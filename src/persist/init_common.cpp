@@ -186,6 +186,41 @@ std::string chosen_algorithm(const char* call, const Options& options, std::stri
   return name;
 }
 
+Way way_of(const char* call, const Options& options, const std::string& fallback,
+           const std::string& described) {
+  Way way;
+  way.algorithm = chosen_algorithm(call, options, fallback, {fallback, "mpi"});
+  way.measured = options.algorithm.empty() && options.engine == Engine::Commands;
+  way.choice = !options.algorithm.empty()
+                   ? "named by the caller"
+                   : (way.measured ? "the default: " + described +
+                                         ", measured against the MPI library's own over the "
+                                         "first starts"
+                                   : "the default: " + described +
+                                         " (only the commands engine measures the library's own)");
+  return way;
+}
+
+Request request_by_way(const char* call, const Way& way, const std::string& collective,
+                       const std::function<Plan()>& make_plan, UserBuffers buffers, MPI_Comm comm,
+                       MPI_Datatype type, MPI_Op op, const Options& options,
+                       const LibraryFactory& library) {
+  if (way.algorithm == "mpi") {
+    Plan named;
+    named.algorithm = collective + ":mpi";
+    named.choice = way.choice;
+    return make_library_request(std::move(named), comm, library);
+  }
+  Plan plan;
+  on_every_rank(comm, [&] {
+    plan = make_plan();
+    plan.choice = way.choice;
+    check_tags(call, plan, comm);
+  });
+  return make_request(std::move(plan), buffers, comm, type, op, options,
+                      way.measured ? library : LibraryFactory{});
+}
+
 std::string named_or(const Options& options, std::string rule) {
   return options.algorithm.empty() ? std::move(rule) : "named by the caller";
 }

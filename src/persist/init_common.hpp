@@ -76,6 +76,27 @@ Request make_library_request(Plan plan, MPI_Comm comm, const LibraryFactory& mak
 std::string chosen_algorithm(const char* call, const Options& options, std::string fallback,
                              const std::vector<std::string>& known);
 
+/// How a collective with an algorithm of choreo's and the MPI library's own ("mpi") runs: the
+/// named one, or by default choreo's measured against the library's own over the first starts
+/// (commands engine only, LibraryTrial), the faster kept.
+struct Way {
+  std::string algorithm;
+  bool measured = false;
+  std::string choice;  ///< for Plan::choice
+};
+/// `fallback` is the default algorithm (`described`, e.g. "the binomial tree"); options may name
+/// it or "mpi". Throws on another name.
+Way way_of(const char* call, const Options& options, const std::string& fallback,
+           const std::string& described);
+
+/// The request once every rank agreed on `way`: the library's own collective, or the plan
+/// (made on every rank, tags checked), with the library's as its rival when measured.
+/// `collective` names it ("gather", ...). Collective.
+Request request_by_way(const char* call, const Way& way, const std::string& collective,
+                       const std::function<Plan()>& make_plan, UserBuffers buffers, MPI_Comm comm,
+                       MPI_Datatype type, MPI_Op op, const Options& options,
+                       const LibraryFactory& library);
+
 /// "named by the caller" when options name an algorithm, else `rule` (for Plan::choice).
 std::string named_or(const Options& options, std::string rule);
 

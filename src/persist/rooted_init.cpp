@@ -19,52 +19,10 @@ constexpr const char* kGatherInitCall = "gather_init";
 constexpr const char* kScatterInitCall = "scatter_init";
 constexpr const char* kBarrierInitCall = "barrier_init";
 
-/// How a collective of this file is run: `tree` ("binomial", "dissemination") or "mpi"; the
-/// default is the tree measured against the library's own over the first starts.
-struct Way {
-  std::string algorithm;
-  bool measured = false;
-  std::string choice;
-};
-
-Way way_of(const char* call, const Options& options, const std::string& tree) {
-  const std::string algorithm = detail::chosen_algorithm(call, options, tree, {tree, "mpi"});
-  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
-  std::string choice =
-      !options.algorithm.empty()
-          ? "named by the caller"
-          : (measured ? "the default: the " + tree +
-                            " tree, measured against the MPI library's own over the first starts"
-                      : "the default tree (only the commands engine measures the library's own)");
-  return {algorithm, measured, std::move(choice)};
-}
-
 void check_root(const char* call, int root, int ranks) {
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", call, root,
                             ranks - 1));
-}
-
-/// The request once every rank agreed: the library's own, or the plan (with the library's
-/// as its rival when measured).
-Request rooted_request(const char* call, const Way& way, const std::string& collective,
-                       const std::function<detail::Plan()>& make_plan, detail::UserBuffers buffers,
-                       MPI_Comm comm, MPI_Datatype type, MPI_Op op, const Options& options,
-                       const detail::LibraryFactory& library) {
-  if (way.algorithm == "mpi") {
-    detail::Plan named;
-    named.algorithm = collective + ":mpi";
-    named.choice = way.choice;
-    return detail::make_library_request(std::move(named), comm, library);
-  }
-  detail::Plan plan;
-  detail::on_every_rank(comm, [&] {
-    plan = make_plan();
-    plan.choice = way.choice;
-    detail::check_tags(call, plan, comm);
-  });
-  return detail::make_request(std::move(plan), buffers, comm, type, op, options,
-                              way.measured ? library : detail::LibraryFactory{});
 }
 
 }  // namespace
@@ -74,7 +32,7 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   const detail::Ranks me = detail::ranks_of(comm);
   int element_size = 1;
   std::int64_t bytes = 0;
-  Way way;
+  detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kReduceInitCall, options);
     check_root(kReduceInitCall, root, me.size);
@@ -91,14 +49,14 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
           kReduceInitCall));
     if (sendbuf == MPI_IN_PLACE && me.rank != root)
       throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", kReduceInitCall));
-    way = way_of(kReduceInitCall, options, "binomial");
+    way = detail::way_of(kReduceInitCall, options, "binomial", "the binomial tree");
   });
   detail::agree_between_ranks(kReduceInitCall, comm,
                               {{"count x type size", bytes},
                                {"root", root},
                                {"algorithm", detail::name_fingerprint(way.algorithm)}});
   const bool at_root = me.rank == root;
-  return rooted_request(
+  return detail::request_by_way(
       kReduceInitCall, way, "reduce",
       [&] { return detail::reduce_plan(count, element_size, root, me.size, me.rank); },
       {at_root ? recvbuf : nullptr, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf}, comm, type, op,
@@ -132,91 +90,96 @@ std::int64_t block_bytes(const char* call, int my_count, MPI_Datatype my_type, i
 
 }  // namespace
 
+namespace {
+
+/// A gather's or a scatter's arguments.
+struct TreeArguments {
+  const void* sendbuf;
+  int sendcount;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  MPI_Datatype recvtype;
+  int root;
+};
+
+/// gather_init (gather) and scatter_init, mirror images: each rank's own block is the send
+/// side of a gather and the receive side of a scatter ("mine"); the root's whole buffer is the
+/// other side, and MPI_IN_PLACE at the root goes on "mine".
+Request binomial_tree_init(bool gather, const TreeArguments& a, MPI_Comm comm,
+                           const Options& options) {
+  const char* call = gather ? kGatherInitCall : kScatterInitCall;
+  const detail::Ranks me = detail::ranks_of(comm);
+  const bool at_root = me.rank == a.root;
+  const bool in_place = (gather ? a.sendbuf : a.recvbuf) == MPI_IN_PLACE;
+  const int my_count = gather ? a.sendcount : a.recvcount;
+  const MPI_Datatype my_type = gather ? a.sendtype : a.recvtype;
+  const int root_count = gather ? a.recvcount : a.sendcount;
+  const MPI_Datatype root_type = gather ? a.recvtype : a.sendtype;
+  std::int64_t bytes = 0;
+  detail::Way way;
+  detail::UserBuffers buffers;
+  buffers.user = gather ? (at_root ? a.recvbuf : nullptr) : (in_place ? nullptr : a.recvbuf);
+  buffers.send = gather ? (in_place ? nullptr : a.sendbuf) : (at_root ? a.sendbuf : nullptr);
+  detail::on_every_rank(comm, [&] {
+    detail::check_thread_level(call, options);
+    check_root(call, a.root, me.size);
+    if (in_place && !at_root)
+      throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", call));
+    bytes = block_bytes(call, my_count, my_type, root_count, root_type, at_root, in_place);
+    way = detail::way_of(call, options, "binomial", "the binomial tree");
+    detail::Layout& mine = gather ? buffers.send_layout : buffers.user_layout;
+    detail::Layout& roots = gather ? buffers.user_layout : buffers.send_layout;
+    if (!in_place) mine = detail::layout_of(call, my_type, my_count, gather, !gather);
+    if (at_root)
+      roots = detail::layout_of(call, root_type, std::int64_t{root_count} * me.size,
+                                gather ? in_place : true, gather);
+  });
+  detail::agree_between_ranks(call, comm,
+                              {{"block bytes", bytes},
+                               {"root", a.root},
+                               {"algorithm", detail::name_fingerprint(way.algorithm)}});
+  return detail::request_by_way(
+      call, way, gather ? "gather" : "scatter",
+      [&] {
+        return gather ? detail::gather_plan(bytes, a.root, me.size, me.rank)
+                      : detail::scatter_plan(bytes, a.root, me.size, me.rank);
+      },
+      buffers, comm, MPI_BYTE, MPI_OP_NULL, options,
+      [&](MPI_Comm own) {
+        return gather ? detail::library_gather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
+                                               a.recvcount, a.recvtype, a.root, own)
+                      : detail::library_scatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
+                                                a.recvcount, a.recvtype, a.root, own);
+      });
+}
+
+}  // namespace
+
 Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     const Options& options) {
-  const detail::Ranks me = detail::ranks_of(comm);
-  const bool at_root = me.rank == root;
-  std::int64_t bytes = 0;
-  Way way;
-  detail::UserBuffers buffers{at_root ? recvbuf : nullptr,
-                              sendbuf == MPI_IN_PLACE ? nullptr : sendbuf};
-  detail::on_every_rank(comm, [&] {
-    detail::check_thread_level(kGatherInitCall, options);
-    check_root(kGatherInitCall, root, me.size);
-    if (sendbuf == MPI_IN_PLACE && !at_root)
-      throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", kGatherInitCall));
-    bytes = block_bytes(kGatherInitCall, sendcount, sendtype, recvcount, recvtype, at_root,
-                        sendbuf == MPI_IN_PLACE);
-    way = way_of(kGatherInitCall, options, "binomial");
-    if (sendbuf != MPI_IN_PLACE)
-      buffers.send_layout = detail::layout_of(kGatherInitCall, sendtype, sendcount, true, false);
-    if (at_root)
-      buffers.user_layout =
-          detail::layout_of(kGatherInitCall, recvtype, std::int64_t{recvcount} * me.size,
-                            sendbuf == MPI_IN_PLACE, true);
-  });
-  detail::agree_between_ranks(kGatherInitCall, comm,
-                              {{"block bytes", bytes},
-                               {"root", root},
-                               {"algorithm", detail::name_fingerprint(way.algorithm)}});
-  return rooted_request(
-      kGatherInitCall, way, "gather",
-      [&] { return detail::gather_plan(bytes, root, me.size, me.rank); }, buffers, comm, MPI_BYTE,
-      MPI_OP_NULL, options,
-      [&](MPI_Comm own) {
-        return detail::library_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                      root, own);
-      });
+  return binomial_tree_init(
+      true, {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root}, comm, options);
 }
 
 Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const Options& options) {
-  const detail::Ranks me = detail::ranks_of(comm);
-  const bool at_root = me.rank == root;
-  std::int64_t bytes = 0;
-  Way way;
-  detail::UserBuffers buffers{recvbuf == MPI_IN_PLACE ? nullptr : recvbuf,
-                              at_root ? sendbuf : nullptr};
-  detail::on_every_rank(comm, [&] {
-    detail::check_thread_level(kScatterInitCall, options);
-    check_root(kScatterInitCall, root, me.size);
-    if (recvbuf == MPI_IN_PLACE && !at_root)
-      throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", kScatterInitCall));
-    bytes = block_bytes(kScatterInitCall, recvcount, recvtype, sendcount, sendtype, at_root,
-                        recvbuf == MPI_IN_PLACE);
-    way = way_of(kScatterInitCall, options, "binomial");
-    if (recvbuf != MPI_IN_PLACE)
-      buffers.user_layout = detail::layout_of(kScatterInitCall, recvtype, recvcount, false, true);
-    if (at_root)
-      buffers.send_layout = detail::layout_of(kScatterInitCall, sendtype,
-                                              std::int64_t{sendcount} * me.size, true, false);
-  });
-  detail::agree_between_ranks(kScatterInitCall, comm,
-                              {{"block bytes", bytes},
-                               {"root", root},
-                               {"algorithm", detail::name_fingerprint(way.algorithm)}});
-  return rooted_request(
-      kScatterInitCall, way, "scatter",
-      [&] { return detail::scatter_plan(bytes, root, me.size, me.rank); }, buffers, comm, MPI_BYTE,
-      MPI_OP_NULL, options,
-      [&](MPI_Comm own) {
-        return detail::library_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                       root, own);
-      });
+  return binomial_tree_init(
+      false, {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root}, comm, options);
 }
 
 Request barrier_init(MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
-  Way way;
+  detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kBarrierInitCall, options);
-    way = way_of(kBarrierInitCall, options, "dissemination");
+    way = detail::way_of(kBarrierInitCall, options, "dissemination", "the dissemination barrier");
   });
   detail::agree_between_ranks(kBarrierInitCall, comm,
                               {{"algorithm", detail::name_fingerprint(way.algorithm)}});
-  return rooted_request(
+  return detail::request_by_way(
       kBarrierInitCall, way, "barrier", [&] { return detail::barrier_plan(me.size, me.rank); }, {},
       comm, MPI_BYTE, MPI_OP_NULL, options,
       [](MPI_Comm own) { return detail::library_barrier(own); });
