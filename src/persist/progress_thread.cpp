@@ -1,6 +1,16 @@
 #include "progress_thread.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "choreo/error.hpp"
 
 namespace choreo::persist::detail {
 
@@ -8,6 +18,13 @@ namespace {
 // How long an idle thread keeps polling for new work before it sleeps: a start() that
 // follows a wait() closely (a loop of collectives) then finds the thread awake.
 constexpr auto kIdleSpin = std::chrono::microseconds(200);
+
+std::vector<int> allowed(const cpu_set_t& set) {
+  std::vector<int> out;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) out.push_back(cpu);
+  return out;
+}
 }  // namespace
 
 ProgressThread& ProgressThread::instance() {
@@ -15,15 +32,62 @@ ProgressThread& ProgressThread::instance() {
   return thread;
 }
 
-ProgressThread::ProgressThread() : thread_([this] { loop(); }) {}
+ProgressThread::ProgressThread() : thread_([this] { loop(); }) {
+  // CHOREO_PROGRESS_CPU: the pin of an unmodified program (docs/persistent.md).
+  if (const char* text = std::getenv("CHOREO_PROGRESS_CPU"); text != nullptr && *text != '\0') {
+    int cpu = -1;
+    const char* end = text + std::strlen(text);
+    const auto [stop, status] = std::from_chars(text, end, cpu);
+    if (status != std::errc() || stop != end) {
+      stop_thread();
+      throw Error(fmt::format(
+          "CHOREO_PROGRESS_CPU='{}' is not a CPU number; set it to a CPU (e.g. 1) or unset it",
+          text));
+    }
+    try {
+      pin(cpu);
+    } catch (...) {
+      stop_thread();
+      throw;
+    }
+  }
+}
 
-ProgressThread::~ProgressThread() {
+void ProgressThread::stop_thread() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
   wake_.notify_one();
   thread_.join();
+}
+
+void ProgressThread::pin(int cpu) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  sched_getaffinity(0, sizeof mine, &mine);
+  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mine))
+    throw Error(
+        fmt::format("cannot pin the progress thread to CPU {}: this process runs on CPUs "
+                    "{}; choose one of them",
+                    cpu, fmt::join(allowed(mine), ",")));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (const int error = pthread_setaffinity_np(thread_.native_handle(), sizeof one, &one))
+    throw Error(
+        fmt::format("cannot pin the progress thread to CPU {}: {}", cpu, std::strerror(error)));
+}
+
+std::vector<int> ProgressThread::cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  pthread_getaffinity_np(thread_.native_handle(), sizeof set, &set);
+  return allowed(set);
+}
+
+ProgressThread::~ProgressThread() {
+  if (thread_.joinable()) stop_thread();
 }
 
 void ProgressThread::submit(ThreadJob& job) {

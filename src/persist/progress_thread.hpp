@@ -30,9 +30,15 @@ class ProgressThread {
 
   /// Hands job over; cheap (a lock-protected push and, if the thread sleeps, a wake-up).
   void submit(ThreadJob& job);
+  /// Restricts the thread to CPU `cpu`; throws choreo::Error if the process may not use it.
+  void pin(int cpu);
+  /// The CPUs the thread may run on.
+  std::vector<int> cpus();
 
  private:
   ProgressThread();
+  /// Stops and joins the thread (the destructor's, and a failed constructor's).
+  void stop_thread();
   void loop();
   /// Moves submitted jobs into `running`; sleeps first when there is nothing to do.
   bool collect(std::vector<ThreadJob*>& running);

@@ -89,6 +89,10 @@ std::string Request::describe() const {
   return fmt::format("{} ({}), engine {}", plan.algorithm, plan.choice,
                      to_string(instance.engine()));
 }
+void pin_progress_thread(int cpu) { detail::ProgressThread::instance().pin(cpu); }
+
+std::vector<int> progress_thread_cpus() { return detail::ProgressThread::instance().cpus(); }
+
 std::size_t Request::command_count() const {
   return checked("command_count()").driver().request_count();
 }

@@ -6,6 +6,7 @@
 // the case named.
 #include <fmt/format.h>
 #include <mpi.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <array>
@@ -638,6 +639,53 @@ void start_is_local() {
   ++g_cases;
 }
 
+/// The progress thread pinned: by CHOREO_PROGRESS_CPU when the environment sets it (the
+/// thread then runs on that CPU alone from its start), then by pin_progress_thread to the
+/// process's last CPU; a thread-engine broadcast still moves the right bytes; a CPU the process
+/// may not use is refused.
+void pinning_cases() {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  sched_getaffinity(0, sizeof mine, &mine);
+  int last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &mine)) last = cpu;
+  if (const char* pinned = std::getenv("CHOREO_PROGRESS_CPU")) {
+    const std::vector<int> cpus = choreo::persist::progress_thread_cpus();
+    if (cpus != std::vector<int>{std::atoi(pinned)})
+      fail(fmt::format("CHOREO_PROGRESS_CPU={}: the thread runs on {} CPUs, the first {}", pinned,
+                       cpus.size(), cpus.empty() ? -1 : cpus.front()));
+  }
+  choreo::persist::pin_progress_thread(last);
+  if (choreo::persist::progress_thread_cpus() != std::vector<int>{last})
+    fail(fmt::format("pin_progress_thread({}) left the thread elsewhere", last));
+  Options options;
+  options.engine = Engine::Thread;
+  options.algorithm = "binomial";
+  std::vector<std::uint8_t> buf(70001);
+  Request request = choreo::persist::bcast_init(buf.data(), static_cast<int>(buf.size()), MPI_BYTE,
+                                                0, MPI_COMM_WORLD, options);
+  cycle(
+      request, 20, false,
+      [&](int it) {
+        for (std::size_t i = 0; i < buf.size(); ++i)
+          buf[i] = g_rank == 0 ? byte_of(it, 0, std::int64_t(i)) : 0;
+      },
+      [&](int it) {
+        for (std::size_t i = 0; i < buf.size(); ++i)
+          if (buf[i] != byte_of(it, 0, std::int64_t(i)))
+            fail(fmt::format("pinned thread, iteration {}: byte {} wrong", it, i));
+      });
+  bool refused = false;
+  try {
+    choreo::persist::pin_progress_thread(CPU_SETSIZE + 1);
+  } catch (const choreo::Error& e) {
+    refused = std::string_view(e.what()).find("cannot pin") != std::string_view::npos;
+  }
+  if (!refused) fail("pin_progress_thread to a CPU past CPU_SETSIZE was not refused");
+  ++g_cases;
+}
+
 /// `action` must throw choreo::Error with `expected` in its message.
 void expect_error(const std::string& what, const std::string& expected,
                   const std::function<void()>& action) {
@@ -739,6 +787,7 @@ int main(int argc, char** argv) {
     if (only == "all" || only == "alltoall") alltoall_cases();
     if (only == "all" || only == "derived") derived_type_cases();
     if (only == "all" || only == "torus") torus_bcast_cases();
+    if (only == "all" || only == "pinning") pinning_cases();
     if (only == "all" || only == "cycles") many_cycles();
     if (only == "all" || only == "local") start_is_local();
     if (only == "all" || only == "misuse") misuse_cases();

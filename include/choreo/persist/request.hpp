@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "choreo/persist/options.hpp"
 
@@ -57,5 +58,14 @@ class Request {
 
 /// request.describe(), as a free function (the name issue 18 promised).
 inline std::string describe(const Request& request) { return request.describe(); }
+
+/// Pins the process's progress thread (the thread engine's; started here if it is not yet) to
+/// CPU `cpu`, so that it never runs on the caller's core: give it a core the ranks do not use.
+/// Without a call, CHOREO_PROGRESS_CPU=N in the environment pins it when it starts; without
+/// either it runs where the OS puts it and yields after every pass that completed nothing
+/// (docs/persistent.md, "Engines"). Throws choreo::Error for a CPU this process may not run on.
+void pin_progress_thread(int cpu);
+/// The CPUs the progress thread may run on now (all of the process's when not pinned).
+std::vector<int> progress_thread_cpus();
 
 }  // namespace choreo::persist
