@@ -774,23 +774,33 @@ int main(int argc, char** argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &g_ranks);
-  const std::string only = argc > 1 ? argv[1] : "all";
+  // A comma-separated list of sections (all by default).
+  std::vector<std::string> sections;
+  for (std::string_view list = argc > 1 ? argv[1] : "all"; !list.empty();) {
+    const std::size_t comma = std::min(list.find(','), list.size());
+    sections.emplace_back(list.substr(0, comma));
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  const auto wants = [&](const std::string& section) {
+    return std::ranges::find(sections, "all") != sections.end() ||
+           std::ranges::find(sections, section) != sections.end();
+  };
   try {
     if (provided != MPI_THREAD_MULTIPLE) fail("this MPI does not provide MPI_THREAD_MULTIPLE");
-    if (only == "all" || only == "bcast") bcast_cases();
-    if (only == "all" || only == "allreduce") allreduce_cases();
-    if (only == "all" || only == "allgather") allgather_cases();
-    if (only == "all" || only == "alltoallv") alltoallv_cases();
-    if (only == "all" || only == "reduce") reduce_cases();
-    if (only == "all" || only == "gather_scatter") gather_scatter_cases();
-    if (only == "all" || only == "barrier") barrier_cases();
-    if (only == "all" || only == "alltoall") alltoall_cases();
-    if (only == "all" || only == "derived") derived_type_cases();
-    if (only == "all" || only == "torus") torus_bcast_cases();
-    if (only == "all" || only == "pinning") pinning_cases();
-    if (only == "all" || only == "cycles") many_cycles();
-    if (only == "all" || only == "local") start_is_local();
-    if (only == "all" || only == "misuse") misuse_cases();
+    if (wants("bcast")) bcast_cases();
+    if (wants("allreduce")) allreduce_cases();
+    if (wants("allgather")) allgather_cases();
+    if (wants("alltoallv")) alltoallv_cases();
+    if (wants("reduce")) reduce_cases();
+    if (wants("gather_scatter")) gather_scatter_cases();
+    if (wants("barrier")) barrier_cases();
+    if (wants("alltoall")) alltoall_cases();
+    if (wants("derived")) derived_type_cases();
+    if (wants("torus")) torus_bcast_cases();
+    if (wants("pinning")) pinning_cases();
+    if (wants("cycles")) many_cycles();
+    if (wants("local")) start_is_local();
+    if (wants("misuse")) misuse_cases();
   } catch (const choreo::Error& e) {
     fail(e.what());
   }
