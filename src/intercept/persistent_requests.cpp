@@ -266,38 +266,80 @@ int Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   });
 }
 
+namespace {
+
+using OwnedList = std::vector<std::pair<int, Owned*>>;
+
+/// One Testany over `requests`, whose registered ones are `owned` and whose others are `rest`
+/// (without()): a wait computes both once and polls this, rather than looking every handle up
+/// again on every poll.
+int test_any_among(int count, MPI_Request requests[], const OwnedList& owned,
+                   std::vector<MPI_Request>& rest, int* index, int* flag, MPI_Status* status) {
+  bool any_active = false;
+  for (const auto& [position, request] : owned) {
+    if (const int code = progress(*request); code != MPI_SUCCESS) return code;
+    if (request->active && request->done) {
+      complete(*request);
+      empty_status(requests[position], status);
+      *index = position;
+      *flag = 1;
+      return MPI_SUCCESS;
+    }
+    any_active = any_active || request->active;
+  }
+  const int code = next::Testany(count, rest.data(), index, flag, status);
+  copy_back(rest, requests, owned);
+  // MPI found nothing active among the rest, but ours are still running.
+  if (code == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
+  return code;
+}
+
+/// One Testsome, as test_any_among.
+int test_some_among(MPI_Request requests[], const OwnedList& owned, std::vector<MPI_Request>& rest,
+                    int* outcount, int indices[], MPI_Status statuses[]) {
+  int found = 0;
+  const int code =
+      next::Testsome(static_cast<int>(rest.size()), rest.data(), &found, indices, statuses);
+  copy_back(rest, requests, owned);
+  const bool rest_inactive = found == MPI_UNDEFINED;
+  if (rest_inactive) found = 0;
+  *outcount = found;  // what MPI completed is reported whatever happens next
+  if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return code;
+  bool any_active = false;
+  for (const auto& [position, request] : owned) {
+    if (const int failed = progress(*request); failed != MPI_SUCCESS) return failed;
+    if (request->active && request->done) {
+      complete(*request);
+      if (statuses != MPI_STATUSES_IGNORE) empty_status(requests[position], &statuses[found]);
+      indices[found++] = position;
+      *outcount = found;
+    }
+    any_active = any_active || request->active;
+  }
+  if (found == 0 && rest_inactive && !any_active) *outcount = MPI_UNDEFINED;
+  return code;
+}
+
+}  // namespace
+
 int Testany(int count, MPI_Request requests[], int* index, int* flag, MPI_Status* status) {
   if (!any()) return next::Testany(count, requests, index, flag, status);
   return guarded([&]() -> int {
-    const auto owned = owned_among(count, requests);
+    const OwnedList owned = owned_among(count, requests);
     if (owned.empty()) return next::Testany(count, requests, index, flag, status);
-    bool any_active = false;
-    for (const auto& [position, request] : owned) {
-      if (const int code = progress(*request); code != MPI_SUCCESS) return code;
-      if (request->active && request->done) {
-        complete(*request);
-        empty_status(requests[position], status);
-        *index = position;
-        *flag = 1;
-        return MPI_SUCCESS;
-      }
-      any_active = any_active || request->active;
-    }
     std::vector<MPI_Request> rest = without(count, requests, owned);
-    const int code = next::Testany(count, rest.data(), index, flag, status);
-    copy_back(rest, requests, owned);
-    // MPI found nothing active among the rest, but ours are still running.
-    if (code == MPI_SUCCESS && *flag && *index == MPI_UNDEFINED && any_active) *flag = 0;
-    return code;
+    return test_any_among(count, requests, owned, rest, index, flag, status);
   });
 }
 
 int Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
   if (!any()) return next::Waitany(count, requests, index, status);
   return guarded([&]() -> int {
-    if (owned_among(count, requests).empty()) return next::Waitany(count, requests, index, status);
+    const OwnedList owned = owned_among(count, requests);
+    if (owned.empty()) return next::Waitany(count, requests, index, status);
+    std::vector<MPI_Request> rest = without(count, requests, owned);
     for (int flag = 0;;) {
-      const int code = Testany(count, requests, index, &flag, status);
+      const int code = test_any_among(count, requests, owned, rest, index, &flag, status);
       if (code != MPI_SUCCESS || flag) return code;
     }
   });
@@ -307,29 +349,10 @@ int Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
   if (!any()) return next::Testsome(incount, requests, outcount, indices, statuses);
   return guarded([&]() -> int {
-    const auto owned = owned_among(incount, requests);
+    const OwnedList owned = owned_among(incount, requests);
     if (owned.empty()) return next::Testsome(incount, requests, outcount, indices, statuses);
     std::vector<MPI_Request> rest = without(incount, requests, owned);
-    int found = 0;
-    const int code = next::Testsome(incount, rest.data(), &found, indices, statuses);
-    copy_back(rest, requests, owned);
-    const bool rest_inactive = found == MPI_UNDEFINED;
-    if (rest_inactive) found = 0;
-    *outcount = found;  // what MPI completed is reported whatever happens next
-    if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return code;
-    bool any_active = false;
-    for (const auto& [position, request] : owned) {
-      if (const int failed = progress(*request); failed != MPI_SUCCESS) return failed;
-      if (request->active && request->done) {
-        complete(*request);
-        if (statuses != MPI_STATUSES_IGNORE) empty_status(requests[position], &statuses[found]);
-        indices[found++] = position;
-        *outcount = found;
-      }
-      any_active = any_active || request->active;
-    }
-    if (found == 0 && rest_inactive && !any_active) *outcount = MPI_UNDEFINED;
-    return code;
+    return test_some_among(requests, owned, rest, outcount, indices, statuses);
   });
 }
 
@@ -337,10 +360,11 @@ int Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
              MPI_Status statuses[]) {
   if (!any()) return next::Waitsome(incount, requests, outcount, indices, statuses);
   return guarded([&]() -> int {
-    if (owned_among(incount, requests).empty())
-      return next::Waitsome(incount, requests, outcount, indices, statuses);
+    const OwnedList owned = owned_among(incount, requests);
+    if (owned.empty()) return next::Waitsome(incount, requests, outcount, indices, statuses);
+    std::vector<MPI_Request> rest = without(incount, requests, owned);
     for (;;) {
-      const int code = Testsome(incount, requests, outcount, indices, statuses);
+      const int code = test_some_among(requests, owned, rest, outcount, indices, statuses);
       if ((code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) || *outcount != 0) return code;
     }
   });
