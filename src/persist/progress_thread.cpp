@@ -1,14 +1,15 @@
 #include "progress_thread.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "choreo/error.hpp"
 
@@ -63,20 +64,21 @@ void ProgressThread::stop_thread() {
 }
 
 void ProgressThread::pin(int cpu) {
-  cpu_set_t mine;
-  CPU_ZERO(&mine);
-  sched_getaffinity(0, sizeof mine, &mine);
-  if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &mine))
-    throw Error(
-        fmt::format("cannot pin the progress thread to CPU {}: this process runs on CPUs "
-                    "{}; choose one of them",
-                    cpu, fmt::join(allowed(mine), ",")));
+  // Any CPU the system lets a thread run on, not only the caller's: the point is a core that
+  // the ranks are not bound to (mpiexec binds each rank's process, and so its caller threads).
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  const auto refuse = [&](std::string_view why) {
+    return Error(
+        fmt::format("cannot pin the progress thread to CPU {}: {}; choose one of CPUs "
+                    "0 to {}",
+                    cpu, why, online - 1));
+  };
+  if (cpu < 0 || cpu >= CPU_SETSIZE || cpu >= online) throw refuse("no such CPU");
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpu, &one);
   if (const int error = pthread_setaffinity_np(thread_.native_handle(), sizeof one, &one))
-    throw Error(
-        fmt::format("cannot pin the progress thread to CPU {}: {}", cpu, std::strerror(error)));
+    throw refuse(std::strerror(error));
 }
 
 std::vector<int> ProgressThread::cpus() {

@@ -63,7 +63,8 @@ inline std::string describe(const Request& request) { return request.describe();
 /// CPU `cpu`, so that it never runs on the caller's core: give it a core the ranks do not use.
 /// Without a call, CHOREO_PROGRESS_CPU=N in the environment pins it when it starts; without
 /// either it runs where the OS puts it and yields after every pass that completed nothing
-/// (docs/persistent.md, "Engines"). Throws choreo::Error for a CPU this process may not run on.
+/// (docs/persistent.md, "Engines"). Throws choreo::Error for a CPU the system does not have or
+/// will not let the thread run on.
 void pin_progress_thread(int cpu);
 /// The CPUs the progress thread may run on now (all of the process's when not pinned).
 std::vector<int> progress_thread_cpus();
