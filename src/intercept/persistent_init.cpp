@@ -1,8 +1,8 @@
 // MPI-4's persistent collective initialisations, defined on every MPI (docs/intercept.md,
 // "Persistent collectives"). Each call is served by, in this order:
 //   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (barrier, bcast,
-//     reduce, allreduce, gather, scatter, allgather, alltoall, alltoallv with contiguous types and
-//     commutative ops on an intra-communicator);
+//     reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall, alltoallv with contiguous
+//     types and commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
 //   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
@@ -279,7 +279,14 @@ extern "C" int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype
                                 MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Gatherv_init)>("Gatherv_init");
   return serve(
-      "MPI_Gatherv_init", comm, request, library != nullptr, {},
+      "MPI_Gatherv_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        const bool root_side = at_root(comm, root);
+        return persist::gatherv_init(
+            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
+            recvbuf, recvcounts, displs, root_side ? held_type(recvtype, held) : recvtype, root,
+            comm, persist_options(info));
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
                        comm, info, request);
@@ -331,7 +338,14 @@ extern "C" int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], co
                                  MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Scatterv_init)>("Scatterv_init");
   return serve(
-      "MPI_Scatterv_init", comm, request, library != nullptr, {},
+      "MPI_Scatterv_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        const bool root_side = at_root(comm, root);
+        return persist::scatterv_init(
+            sendbuf, sendcounts, displs, root_side ? held_type(sendtype, held) : sendtype, recvbuf,
+            recvcount, recvbuf == MPI_IN_PLACE ? recvtype : held_type(recvtype, held), root, comm,
+            persist_options(info));
+      },
       [&] {
         return library(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
                        comm, info, request);
@@ -386,7 +400,12 @@ extern "C" int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datat
                                    MPI_Request* request) {
   static const auto library = library_function<decltype(&MPI_Allgatherv_init)>("Allgatherv_init");
   return serve(
-      "MPI_Allgatherv_init", comm, request, library != nullptr, {},
+      "MPI_Allgatherv_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::allgatherv_init(
+            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
+            recvbuf, recvcounts, displs, held_type(recvtype, held), comm, persist_options(info));
+      },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                        info, request);

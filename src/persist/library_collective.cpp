@@ -5,7 +5,9 @@
 #endif
 
 #include <cctype>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "../mpi/mpich_quirks.hpp"
 #include "choreo/error.hpp"
@@ -151,6 +153,66 @@ std::unique_ptr<LibraryCollective> library_barrier(MPI_Comm comm) {
   return std::make_unique<LibraryCollective>(
       "Barrier", INIT(Barrier, comm),
       [=](MPI_Request* request) { return MPI_Ibarrier(comm, request); });
+}
+
+namespace {
+/// Counts and displacements that live as long as the request: both calls of a LibraryCollective
+/// hold them (MPI's persistent inits keep the pointers until the request is freed).
+struct Arrays {
+  std::vector<int> counts, displs;
+};
+std::shared_ptr<const Arrays> keep(std::vector<int> counts, std::vector<int> displs) {
+  return std::make_shared<const Arrays>(Arrays{std::move(counts), std::move(displs)});
+}
+}  // namespace
+
+std::unique_ptr<LibraryCollective> library_gatherv(const void* sendbuf, int sendcount,
+                                                   MPI_Datatype sendtype, void* recvbuf,
+                                                   std::vector<int> recvcounts,
+                                                   std::vector<int> displs, MPI_Datatype recvtype,
+                                                   int root, MPI_Comm comm) {
+  const auto a = keep(std::move(recvcounts), std::move(displs));
+  return std::make_unique<LibraryCollective>(
+      "Gatherv",
+      INIT(Gatherv, sendbuf, sendcount, sendtype, recvbuf, a->counts.data(), a->displs.data(),
+           recvtype, root, comm),
+      [=](MPI_Request* request) {
+        return MPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, a->counts.data(),
+                            a->displs.data(), recvtype, root, comm, request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_scatterv(const void* sendbuf,
+                                                    std::vector<int> sendcounts,
+                                                    std::vector<int> displs, MPI_Datatype sendtype,
+                                                    void* recvbuf, int recvcount,
+                                                    MPI_Datatype recvtype, int root,
+                                                    MPI_Comm comm) {
+  const auto a = keep(std::move(sendcounts), std::move(displs));
+  return std::make_unique<LibraryCollective>(
+      "Scatterv",
+      INIT(Scatterv, sendbuf, a->counts.data(), a->displs.data(), sendtype, recvbuf, recvcount,
+           recvtype, root, comm),
+      [=](MPI_Request* request) {
+        return MPI_Iscatterv(sendbuf, a->counts.data(), a->displs.data(), sendtype, recvbuf,
+                             recvcount, recvtype, root, comm, request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_allgatherv(const void* sendbuf, int sendcount,
+                                                      MPI_Datatype sendtype, void* recvbuf,
+                                                      std::vector<int> recvcounts,
+                                                      std::vector<int> displs,
+                                                      MPI_Datatype recvtype, MPI_Comm comm) {
+  const auto a = keep(std::move(recvcounts), std::move(displs));
+  return std::make_unique<LibraryCollective>(
+      "Allgatherv",
+      INIT(Allgatherv, sendbuf, sendcount, sendtype, recvbuf, a->counts.data(), a->displs.data(),
+           recvtype, comm),
+      [=](MPI_Request* request) {
+        return MPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, a->counts.data(),
+                               a->displs.data(), recvtype, comm, request);
+      });
 }
 
 std::string library_bcast_name() {

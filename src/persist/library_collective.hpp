@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace choreo::persist::detail {
 
@@ -60,6 +61,23 @@ std::unique_ptr<LibraryCollective> library_alltoall(const void* sendbuf, int sen
                                                     int recvcount, MPI_Datatype recvtype,
                                                     MPI_Comm comm);
 std::unique_ptr<LibraryCollective> library_barrier(MPI_Comm comm);
+/// The irregular ones: counts and displacements are copied (the request keeps them, as MPI's
+/// persistent inits require); those that do not matter on this rank may be empty.
+std::unique_ptr<LibraryCollective> library_gatherv(const void* sendbuf, int sendcount,
+                                                   MPI_Datatype sendtype, void* recvbuf,
+                                                   std::vector<int> recvcounts,
+                                                   std::vector<int> displs, MPI_Datatype recvtype,
+                                                   int root, MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_scatterv(const void* sendbuf,
+                                                    std::vector<int> sendcounts,
+                                                    std::vector<int> displs, MPI_Datatype sendtype,
+                                                    void* recvbuf, int recvcount,
+                                                    MPI_Datatype recvtype, int root, MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_allgatherv(const void* sendbuf, int sendcount,
+                                                      MPI_Datatype sendtype, void* recvbuf,
+                                                      std::vector<int> recvcounts,
+                                                      std::vector<int> displs,
+                                                      MPI_Datatype recvtype, MPI_Comm comm);
 
 /// What library_bcast runs: "MPI_Bcast_init", "MPIX_Bcast_init" or "MPI_Ibcast".
 std::string library_bcast_name();

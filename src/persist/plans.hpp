@@ -59,6 +59,18 @@ Plan scatter_plan(std::int64_t block_bytes, int root, int ranks, int rank);
 /// The pairwise-exchange alltoall of blocks of `block_bytes`: the own block copied from
 /// sendbuf, P-1 sendrecv steps. In place, recvbuf is copied to scratch first and sent from.
 Plan alltoall_plan(std::int64_t block_bytes, bool in_place, int ranks, int rank);
+/// The blocks of an irregular collective, in bytes: each rank's block size and its offset in
+/// the buffer that holds every rank's (the caller's counts and displacements times the size).
+struct VectorBlocks {
+  std::vector<std::int64_t> bytes, offsets;
+};
+/// gatherv (gather true) or scatterv, linear: the root moves a message per rank with a
+/// non-empty block (`blocks` matters at the root only), the others their `my_bytes`.
+Plan gatherv_plan(const VectorBlocks& blocks, std::int64_t my_bytes, int root, int ranks, int rank,
+                  bool gather);
+/// allgatherv round the ring: step s sends block r-s to r+1 and receives block r-s-1 from r-1,
+/// in place in recvbuf.
+Plan allgatherv_plan(const VectorBlocks& blocks, int ranks, int rank);
 /// The dissemination barrier: empty messages only.
 Plan barrier_plan(int ranks, int rank);
 

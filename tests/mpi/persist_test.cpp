@@ -484,6 +484,101 @@ void derived_type_cases() {
   MPI_Type_free(&shifted);
 }
 
+/// gatherv, scatterv and allgatherv against MPI_Gatherv, MPI_Scatterv and MPI_Allgatherv of
+/// the same arguments: irregular counts with zeros, blocks in reverse rank order with gaps
+/// (poisoned, must stay so), in place or not, roots at both ends.
+void vector_cases() {
+  const auto n = static_cast<std::size_t>(g_ranks);
+  for (int shape = 0; shape < 2; ++shape) {
+    std::vector<int> counts(n), displs(n);
+    int total = 0;
+    for (int r = g_ranks - 1; r >= 0; --r) {  // reverse order, 3 elements apart
+      counts[static_cast<std::size_t>(r)] =
+          shape == 0 ? (r * 5 + 1) % 4 * 11 : (r % 2 == 0 ? 20000 + r : 0);
+      displs[static_cast<std::size_t>(r)] = total + 3;
+      total += counts[static_cast<std::size_t>(r)] + 3;
+    }
+    const int mine = counts[static_cast<std::size_t>(g_rank)];
+    for (const char* collective : {"gatherv", "scatterv", "allgatherv"})
+      for (const std::string algorithm : {"", "named", "mpi"})
+        for (int root : {0, g_ranks - 1})
+          for (bool in_place : {false, true}) {
+            const std::string what = collective;
+            if (what == "allgatherv" && root != 0) continue;  // no root
+            const bool at_root = g_rank == root || what == "allgatherv";
+            Options options;
+            if (algorithm == "named")
+              options.algorithm = what == "allgatherv" ? "ring" : "linear";
+            else
+              options.algorithm = algorithm;
+            std::vector<std::int32_t> one(static_cast<std::size_t>(mine) + 1),
+                all(static_cast<std::size_t>(total) + 1), reference(all.size()),
+                one_reference(one.size());
+            const bool place = in_place && at_root;
+            const auto where = [&](int r) {
+              return all.data() + displs[static_cast<std::size_t>(r)];
+            };
+            Request request =
+                what == "gatherv"
+                    ? choreo::persist::gatherv_init(
+                          place ? MPI_IN_PLACE : one.data(), mine, MPI_INT32_T, all.data(),
+                          counts.data(), displs.data(), MPI_INT32_T, root, MPI_COMM_WORLD, options)
+                : what == "scatterv"
+                    ? choreo::persist::scatterv_init(all.data(), counts.data(), displs.data(),
+                                                     MPI_INT32_T, place ? MPI_IN_PLACE : one.data(),
+                                                     mine, MPI_INT32_T, root, MPI_COMM_WORLD,
+                                                     options)
+                    : choreo::persist::allgatherv_init(
+                          place ? MPI_IN_PLACE : one.data(), mine, MPI_INT32_T, all.data(),
+                          counts.data(), displs.data(), MPI_INT32_T, MPI_COMM_WORLD, options);
+            const std::string name = fmt::format("{} '{}' counts {} root {} in place {}", what,
+                                                 algorithm, shape, root, in_place);
+            auto fill = [&](int it) {
+              for (std::size_t i = 0; i < one.size(); ++i)
+                one[i] = static_cast<std::int32_t>(i) * 3 + g_rank * 100003 + it * 17;
+              for (std::size_t i = 0; i < all.size(); ++i)
+                all[i] = what == "scatterv" && g_rank == root
+                             ? static_cast<std::int32_t>(i) * 7 + it
+                             : -5;
+              std::ranges::copy(all, reference.begin());
+              std::ranges::fill(one_reference, -5);
+              if (what == "gatherv") {
+                MPI_Gatherv(one.data(), mine, MPI_INT32_T, reference.data(), counts.data(),
+                            displs.data(), MPI_INT32_T, root, MPI_COMM_WORLD);
+              } else if (what == "scatterv") {
+                MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT32_T,
+                             one_reference.data(), mine, MPI_INT32_T, root, MPI_COMM_WORLD);
+              } else {
+                MPI_Allgatherv(one.data(), mine, MPI_INT32_T, reference.data(), counts.data(),
+                               displs.data(), MPI_INT32_T, MPI_COMM_WORLD);
+              }
+              if (place && what != "scatterv")
+                std::copy(one.begin(), one.begin() + mine, where(g_rank));
+              if (what == "scatterv") std::ranges::fill(one, -5);
+            };
+            auto check = [&](int it) {
+              if (what == "scatterv") {
+                const std::int32_t* got = place ? where(g_rank) : one.data();
+                const std::int32_t* expected = place ? where(g_rank) : one_reference.data();
+                if (place) return;  // the root's block stays where it is
+                for (int i = 0; i < mine; ++i)
+                  if (got[i] != expected[i])
+                    fail(fmt::format("{} iteration {}: element {} is {}, MPI gives {}", name, it, i,
+                                     got[i], expected[i]));
+                return;
+              }
+              if (!at_root) return;
+              for (std::size_t i = 0; i + 1 < all.size(); ++i)
+                if (all[i] != reference[i])
+                  fail(fmt::format("{} iteration {}: element {} is {}, MPI gives {}", name, it, i,
+                                   all[i], reference[i]));
+            };
+            cycle(request, algorithm.empty() ? 13 : 3, false, fill, check);
+            ++g_cases;
+          }
+  }
+}
+
 /// No rank's barrier completes before every rank started it: rank 0 starts only after every
 /// other rank has started and polled its instance (which must not complete) 200 times and
 /// said so; then all complete. Deterministic: a barrier that completed early fails the poll.
@@ -702,6 +797,17 @@ void expect_error(const std::string& what, const std::string& expected,
 
 void misuse_cases() {
   std::vector<std::uint8_t> buf(100);
+  {  // the last rank sends one byte more than the root's counts say
+    std::vector<int> counts(static_cast<std::size_t>(g_ranks), 2),
+        displs(static_cast<std::size_t>(g_ranks));
+    for (int r = 0; r < g_ranks; ++r) displs[static_cast<std::size_t>(r)] = 2 * r;
+    std::vector<std::uint8_t> gathered(static_cast<std::size_t>(2 * g_ranks));
+    expect_error("gatherv counts that disagree", "but the root's counts say 2", [&] {
+      choreo::persist::gatherv_init(buf.data(), g_rank == g_ranks - 1 ? 3 : 2, MPI_BYTE,
+                                    gathered.data(), counts.data(), displs.data(), MPI_BYTE, 0,
+                                    MPI_COMM_WORLD);
+    });
+  }
   for (Engine engine : kEngines) {
     Options options;
     options.engine = engine;
@@ -798,6 +904,7 @@ int main(int argc, char** argv) {
     if (wants("derived")) derived_type_cases();
     if (wants("torus")) torus_bcast_cases();
     if (wants("pinning")) pinning_cases();
+    if (wants("vector")) vector_cases();
     if (wants("cycles")) many_cycles();
     if (wants("local")) start_is_local();
     if (wants("misuse")) misuse_cases();

@@ -65,6 +65,22 @@ Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       const Options& options = {});
 
+/// The irregular collectives, as MPI_Gatherv, MPI_Scatterv and MPI_Allgatherv (MPI_IN_PLACE
+/// where MPI allows it). Counts and displacements are copied at init; contiguous datatypes
+/// only. Every rank's bytes are checked against the root's counts (gatherv, scatterv: an
+/// MPI_Scatter at init) or against every other rank's counts (allgatherv). Algorithms:
+/// "linear" (gatherv, scatterv: the root exchanges a message with every rank), "ring"
+/// (allgatherv), "mpi"; default as reduce_init.
+Request gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, const Options& options = {});
+Request scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, const Options& options = {});
+Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm, const Options& options = {});
+
 /// No rank's instance completes before every rank started it. Algorithms: "dissemination",
 /// "mpi"; default as reduce_init.
 Request barrier_init(MPI_Comm comm, const Options& options = {});
