@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # MPI-4's persistent collectives through libchoreo_pmpi.so against the MPI library's own, the
 # nonblocking and the blocking collective (persistent_mpi4_bench.c), 2 ranks, under MPICH and
-# Open MPI, with the library's default and with CHOREO_PERSISTENT=choreo: bcast, allreduce,
+# Open MPI, with the default (CHOREO_PERSISTENT=auto) and with CHOREO_PERSISTENT=choreo: bcast, allreduce,
 # reduce, gather, scatter and barrier; one CSV per run in DIR, per run the drop-in's ratio to
 # the library's persistent and to the nonblocking collective at each size, and with
 # --figures FDIR the figure FDIR/persistent_mpi4.png: a panel per library and collective, every subject's median with the drop-in's quartiles
@@ -39,7 +39,7 @@ for b in "$mpich_build" "$ompi_build"; do
 done
 mkdir -p "$out"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-for setting in library choreo; do
+for setting in auto choreo; do
   echo "== MPICH, 2 ranks, CHOREO_PERSISTENT=$setting" >&2
   mpiexec.mpich -n 2 env CHOREO_PERSISTENT=$setting "$mpich_build/bench/persistent_mpi4_bench" \
     "$reps" >"$out/mpich-$setting.csv"
@@ -62,7 +62,7 @@ done
 # each subject's median over a baseline measured in the same run (each setting runs in a
 # process of its own, and runs differ by more than the subjects within one): Open MPI's own
 # persistent collective (MPIX_X_init), and for MPICH, whose own are wrong (docs/intercept.md),
-# its nonblocking collective. Subjects: the drop-in under the library's default and under
+# its nonblocking collective. Subjects: the drop-in under the default (auto) and under
 # CHOREO_PERSISTENT=choreo, the other MPI forms; the default drop-in's quartiles as a band.
 # One data file per library, setting, collective and subject: bytes ratio q1-ratio q3-ratio.
 mkdir -p "$figures"
@@ -103,7 +103,7 @@ for library in mpich openmpi; do
       base_title="own MPIX_X_init (baseline)" other_title="nonblocking MPI_Ix" ;;
   esac
   for coll in bcast allreduce reduce gather scatter; do
-    d="$out/$library-library.$coll" c="$out/$library-choreo.$coll"
+    d="$out/$library-auto.$coll" c="$out/$library-choreo.$coll"
     script+="set title '$coll, $who'
 plot '$d.drop-in.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 noborder lc rgb '#0072B2' notitle, \\
      '$d.drop-in.dat' using 1:2 with linespoints pt 7 ps 0.6 lw 2 lc rgb '#0072B2' title 'drop-in, default', \\

@@ -154,14 +154,17 @@ void read_persistent(Reader& reader, Config& config) {
   auto value = reader.value("CHOREO_PERSISTENT");
   if (!value) return;
   const std::string choice = lowercase(*value);
-  if (choice == "library")
+  if (choice == "auto")
+    config.persistent = PersistentChoice::Auto;
+  else if (choice == "library")
     config.persistent = PersistentChoice::Library;
   else if (choice == "choreo")
     config.persistent = PersistentChoice::Choreo;
   else if (choice == "nonblocking")
     config.persistent = PersistentChoice::Nonblocking;
   else
-    reader.problem("CHOREO_PERSISTENT", *value, "not a choice; use library, choreo or nonblocking");
+    reader.problem("CHOREO_PERSISTENT", *value,
+                   "not a choice; use auto, library, choreo or nonblocking");
 }
 
 void read_report(Reader& reader, Config& config) {

@@ -1,8 +1,9 @@
 // MPI-4's persistent collective initialisations, defined on every MPI (docs/intercept.md,
 // "Persistent collectives"). Each call is served by, in this order:
-//   choreo::persist, under CHOREO_PERSISTENT=choreo where it takes the call (barrier, bcast,
-//     reduce, allreduce, gather(v), scatter(v), allgather(v), alltoall, alltoallv with contiguous
-//     types and commutative ops on an intra-communicator);
+//   choreo::persist where it takes the call, under CHOREO_PERSISTENT=choreo or by default where
+//     the library has no persistent collective that works (barrier, bcast, reduce, allreduce,
+//     gather(v), scatter(v), allgather(v), alltoall, alltoallv with contiguous types and
+//     commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
 //   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
@@ -37,17 +38,46 @@ namespace {
 
 enum class Route : std::uint8_t { Library, Choreo, Emulated };
 
-Route route_of(bool serving, bool has_library, bool choreo_takes) {
+/// Where the library has persistent collectives that work, the default takes choreo's for
+/// blocks of at least this many bytes: there choreo's trees, measured against the library's
+/// own over the first starts, were 0.33-1.04x Open MPI's MPIX_X_init (reduce 0.33-0.38x, scatter
+/// 0.74-0.87x, allreduce 0.85-0.98x), while below it the layers of choreo's request cost 0.1-0.5
+/// us and the library's own is kept (docs/BENCHMARKS.md, persistent_mpi4_bench.sh).
+constexpr std::int64_t kChoreoOverLibraryFromBytes = std::int64_t{64} << 10;
+
+/// A block size every rank passes alike, or this where the call has none (barrier, v-variants).
+constexpr std::int64_t kNoAgreedBytes = -1;
+
+/// Reads that block size from the call's arguments; asked only where choreo could take the
+/// call (an intra-communicator, where every argument it reads is significant).
+using AgreedBytes = std::function<std::int64_t()>;
+
+Route route_of(bool serving, bool has_library, bool choreo_takes, std::int64_t agreed_bytes) {
   // choreo::persist's own calls (its measurement against the library's broadcast) and programs
   // the library does not serve get the library's function.
   if (!serving) return has_library ? Route::Library : Route::Emulated;
   const Config& config = runtime().config;
-  if (config.persistent == PersistentChoice::Choreo && choreo_takes &&
-      config.enabled(Function::PersistentInit))
-    return Route::Choreo;
   const PersistentChoice choice = config.persistent;
+  // Auto: choreo's where the library has no persistent collective that works (choreo's measures
+  // itself against the nonblocking collective the emulation would post), and for large blocks
+  // (above); MPI-4 lets an init synchronise, as choreo's does (docs/intercept.md). The block
+  // size is one all ranks agree on, so all take the same route.
+  const bool choreo_wanted = choice == PersistentChoice::Choreo ||
+                             (choice == PersistentChoice::Auto &&
+                              (!has_library || agreed_bytes >= kChoreoOverLibraryFromBytes));
+  if (choreo_wanted && choreo_takes && config.enabled(Function::PersistentInit))
+    return Route::Choreo;
   if (choice == PersistentChoice::Nonblocking || !has_library) return Route::Emulated;
   return Route::Library;
+}
+
+/// The bytes of count elements' type signature, which MPI requires to match between the ranks;
+/// kNoAgreedBytes for an invalid type (the library's call reports it).
+std::int64_t signature_bytes(int count, MPI_Datatype type) {
+  int size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+    return kNoAgreedBytes;
+  return std::int64_t{count} * size;
 }
 
 /// The MPI library's own PMPI_<name> (MPI-4), else Open MPI's PMPIX_<name>; nullptr if it has
@@ -151,13 +181,15 @@ using MakeChoreo = std::function<persist::Request(std::vector<MPI_Datatype>&)>;
 /// Serves one init call by its route (see the top of this file).
 template <class CallLibrary, class SetUp>
 int serve_unguarded(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
-                    const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
+                    const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up,
+                    const AgreedBytes& agreed_bytes) {
   has_library = has_library && !choreo::mpi::detail::library_persistent_collectives_broken();
   const bool serving = intercepting();
   std::optional<CallRecord> record;  // CHOREO_REPORT counts the program's calls only
   if (serving) record.emplace(Function::PersistentInit);
   const bool choreo_takes = make_choreo && !is_inter(comm);
-  const Route route = route_of(serving, has_library, choreo_takes);
+  const Route route = route_of(serving, has_library, choreo_takes,
+                               choreo_takes && agreed_bytes ? agreed_bytes() : kNoAgreedBytes);
   if (route == Route::Choreo) {
     std::optional<persist::Request> made;
     std::vector<MPI_Datatype> duplicates;
@@ -189,9 +221,11 @@ int serve_unguarded(const char* call, MPI_Comm comm, MPI_Request* request, bool 
 /// serve_unguarded, with no exception crossing the C interface (memory exhausted).
 template <class CallLibrary, class SetUp>
 int serve(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
-          const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up) {
+          const MakeChoreo& make_choreo, CallLibrary call_library, SetUp set_up,
+          const AgreedBytes& agreed_bytes = {}) {
   try {
-    return serve_unguarded(call, comm, request, has_library, make_choreo, call_library, set_up);
+    return serve_unguarded(call, comm, request, has_library, make_choreo, call_library, set_up,
+                           agreed_bytes);
   } catch (const std::bad_alloc&) {
     say(std::string(call) + ": out of memory");
     return MPI_ERR_NO_MEM;
@@ -214,6 +248,7 @@ using choreo::intercept::persistent::MakeChoreo;
 using choreo::intercept::persistent::peers;
 using choreo::intercept::persistent::persist_options;
 using choreo::intercept::persistent::serve;
+using choreo::intercept::persistent::signature_bytes;
 namespace persist = choreo::persist;
 
 extern "C" int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
@@ -242,7 +277,8 @@ extern "C" int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, in
         e.post = [=](MPI_Request* r) {
           return PMPI_Ibcast(buffer, count, held_datatype, root, comm, r);
         };
-      });
+      },
+      [&] { return signature_bytes(count, datatype); });
 }
 
 extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -270,6 +306,10 @@ extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype 
           return PMPI_Igather(sendbuf, sendcount, held_sendtype, recvbuf, recvcount, held_recvtype,
                               root, comm, r);
         };
+      },
+      [&] {
+        return at_root(comm, root) ? signature_bytes(recvcount, recvtype)
+                                   : signature_bytes(sendcount, sendtype);
       });
 }
 
@@ -329,6 +369,10 @@ extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype
           return PMPI_Iscatter(sendbuf, sendcount, held_sendtype, recvbuf, recvcount, held_recvtype,
                                root, comm, r);
         };
+      },
+      [&] {
+        return at_root(comm, root) ? signature_bytes(sendcount, sendtype)
+                                   : signature_bytes(recvcount, recvtype);
       });
 }
 
@@ -391,7 +435,8 @@ extern "C" int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Dataty
           return PMPI_Iallgather(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
                                  held_recvtype, comm, r);
         };
-      });
+      },
+      [&] { return signature_bytes(recvcount, recvtype); });
 }
 
 extern "C" int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -445,7 +490,8 @@ extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatyp
           return PMPI_Ialltoall(sendbuf, sendcount, held_sendtype, recvbuf, recvcount,
                                 held_recvtype, comm, r);
         };
-      });
+      },
+      [&] { return signature_bytes(recvcount, recvtype); });
 }
 
 extern "C" int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -524,7 +570,8 @@ extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MP
         e.post = [=](MPI_Request* r) {
           return PMPI_Ireduce(sendbuf, recvbuf, count, held_datatype, op, root, comm, r);
         };
-      });
+      },
+      [&] { return signature_bytes(count, datatype); });
 }
 
 extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
@@ -543,7 +590,8 @@ extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
         e.post = [=](MPI_Request* r) {
           return PMPI_Iallreduce(sendbuf, recvbuf, count, held_datatype, op, comm, r);
         };
-      });
+      },
+      [&] { return signature_bytes(count, datatype); });
 }
 
 extern "C" int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],

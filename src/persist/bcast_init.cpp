@@ -24,9 +24,7 @@ std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type
                                                     int ranks, const Options& options) {
   const std::int64_t bytes =
       detail::checked_bytes(kBcastInitCall, count, detail::element_size(kBcastInitCall, type));
-  if (root < 0 || root >= ranks)
-    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", kBcastInitCall,
-                            root, ranks - 1));
+  detail::check_root(kBcastInitCall, root, ranks);
   const bool torus_known = options.torus != std::array<int, 3>{0, 0, 0};
   if (options.algorithm.empty() && torus_known && ranks >= 3 && bytes >= kTorusTreesFromBytes)
     return {

@@ -103,23 +103,36 @@ void check_thread_level(const char* call, const Options& options) {
       call, level_name(provided)));
 }
 
+void check_root(const char* call, int root, int ranks) {
+  if (root < 0 || root >= ranks)
+    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", call, root,
+                            ranks - 1));
+}
+
 std::int64_t checked_bytes(const char* call, int count, int element_size) {
   if (count < 0) throw Error(fmt::format("{}: count must be 0 or more, not {}", call, count));
   return std::int64_t{count} * element_size;
 }
 
 void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields) {
-  const auto n = static_cast<int>(fields.size());
-  std::vector<std::int64_t> low(fields.size()), high(fields.size());
-  for (std::size_t i = 0; i < fields.size(); ++i) low[i] = high[i] = fields[i].second;
-  MPI_Allreduce(MPI_IN_PLACE, low.data(), n, MPI_INT64_T, MPI_MIN, comm);
-  MPI_Allreduce(MPI_IN_PLACE, high.data(), n, MPI_INT64_T, MPI_MAX, comm);
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    if (low[i] != high[i])
+  // One MPI_MIN over each value and its complement gives both the least and (as ~min(~x) ==
+  // max(x), with no overflow) the greatest: one allreduce, not two.
+  const std::size_t n = fields.size();
+  std::vector<std::int64_t> both(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    both[i] = fields[i].second;
+    both[n + i] = ~fields[i].second;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, both.data(), static_cast<int>(both.size()), MPI_INT64_T, MPI_MIN,
+                comm);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t low = both[i], high = ~both[n + i];
+    if (low != high)
       throw Error(
           fmt::format("{}: ranks passed different {} ({} on some, {} on others); "
                       "every rank must pass the same",
-                      call, fields[i].first, low[i], high[i]));
+                      call, fields[i].first, low, high));
+  }
 }
 
 std::int64_t fingerprint(std::span<const std::byte> bytes) {

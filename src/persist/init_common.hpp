@@ -46,6 +46,9 @@ Layout layout_of(const char* call, MPI_Datatype type, std::int64_t count, bool i
 /// MPI_THREAD_MULTIPLE, or SERIALIZED with options.allow_serialized).
 void check_thread_level(const char* call, const Options& options);
 
+/// Throws unless root is a rank of a communicator of `ranks` ranks.
+void check_root(const char* call, int root, int ranks);
+
 /// Throws unless count >= 0 and count * element_size fits 64 bits; returns the bytes.
 std::int64_t checked_bytes(const char* call, int count, int element_size);
 

@@ -31,8 +31,9 @@ void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc) {
     command.source = received.data;
     command.data = Place{BufferId::User, received.data.offset};
   }
+  // Sends, receives and reductions pass an int count to MPI; a copy is a memcpy of any size.
   for (const Command& command : plan.commands)
-    if (command.bytes > std::numeric_limits<int>::max())
+    if (command.kind != CommandKind::Copy && command.bytes > std::numeric_limits<int>::max())
       throw Error(
           fmt::format("{}: a message of {} bytes exceeds MPI's int count; use more "
                       "segments or a smaller count",

@@ -19,12 +19,6 @@ constexpr const char* kGatherInitCall = "gather_init";
 constexpr const char* kScatterInitCall = "scatter_init";
 constexpr const char* kBarrierInitCall = "barrier_init";
 
-void check_root(const char* call, int root, int ranks) {
-  if (root < 0 || root >= ranks)
-    throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", call, root,
-                            ranks - 1));
-}
-
 }  // namespace
 
 Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -35,7 +29,7 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kReduceInitCall, options);
-    check_root(kReduceInitCall, root, me.size);
+    detail::check_root(kReduceInitCall, root, me.size);
     element_size = detail::contiguous_size(kReduceInitCall, type);
     bytes = detail::checked_bytes(kReduceInitCall, count, element_size);
     if (op == MPI_OP_NULL)
@@ -123,7 +117,7 @@ Request binomial_tree_init(bool gather, const TreeArguments& a, MPI_Comm comm,
   buffers.send = gather ? (in_place ? nullptr : a.sendbuf) : (at_root ? a.sendbuf : nullptr);
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(call, options);
-    check_root(call, a.root, me.size);
+    detail::check_root(call, a.root, me.size);
     if (in_place && !at_root)
       throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", call));
     bytes = block_bytes(call, my_count, my_type, root_count, root_type, at_root, in_place);

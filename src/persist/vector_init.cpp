@@ -76,9 +76,7 @@ Request linear_init(bool gather, const VectorArguments& a, MPI_Comm comm, const 
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(call, options);
-    if (a.root < 0 || a.root >= me.size)
-      throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", call, a.root,
-                              me.size - 1));
+    detail::check_root(call, a.root, me.size);
     if (in_place && !at_root)
       throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", call));
     if (at_root)

@@ -36,7 +36,7 @@ TEST(InterceptSettings, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(reading.config.report, ReportTarget::None);
   EXPECT_TRUE(reading.config.disabled.none());
   EXPECT_TRUE(reading.config.enabled(Function::Bcast));
-  EXPECT_EQ(reading.config.persistent, PersistentChoice::Library);
+  EXPECT_EQ(reading.config.persistent, PersistentChoice::Auto);
 }
 
 TEST(InterceptSettings, EveryDocumentedValue) {
@@ -68,6 +68,7 @@ TEST(InterceptSettings, EveryDocumentedValue) {
   EXPECT_EQ(read({{"CHOREO_PERSISTENT", "nonblocking"}}).config.persistent,
             PersistentChoice::Nonblocking);
   EXPECT_EQ(read({{"CHOREO_PERSISTENT", "library"}}).config.persistent, PersistentChoice::Library);
+  EXPECT_EQ(read({{"CHOREO_PERSISTENT", "AUTO"}}).config.persistent, PersistentChoice::Auto);
   EXPECT_FALSE(read({{"CHOREO_DISABLE", "MPI_*_init"}}).config.enabled(Function::PersistentInit));
 }
 
@@ -81,7 +82,7 @@ TEST(InterceptSettings, MalformedValuesNameTheVariableAndTheFix) {
       {{{"CHOREO_DISABLE", "MPI_Reduce"}}, "MPI_Reduce is not taken by choreo; list some of"},
       {{{"CHOREO_REPORT", "report.txt"}}, "stderr, or a file name ending in .json"},
       {{{"CHOREO_PERSISTENT", "mpi"}},
-       "CHOREO_PERSISTENT=mpi: not a choice; use library, choreo or nonblocking"},
+       "CHOREO_PERSISTENT=mpi: not a choice; use auto, library, choreo or nonblocking"},
       {{{"CHOREO_MDOE", "choreo"}}, "CHOREO_MDOE is not a choreo setting; the settings are"},
   };
   for (const auto& [variables, expected] : cases) {

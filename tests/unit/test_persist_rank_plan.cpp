@@ -15,8 +15,10 @@
 #include <climits>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "../../src/persist/plan_builder.hpp"
 #include "../../src/persist/plans.hpp"
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
@@ -288,6 +290,20 @@ TEST(PersistRankPlan, OneRankOfABillionBuildsItsOwnPlan) {
         }
       }
     }
+}
+
+// MPI's int count limits what one message or reduction may carry, not a local copy (a memcpy):
+// a gather root's 3 GiB own block is fine, a 3 GiB send is refused.
+TEST(PersistRankPlan, OnlyMessagesAreHeldToMpisIntCount) {
+  constexpr std::int64_t kThreeGiB = std::int64_t{3} << 30;
+  const Placer place = [](const MessageOp&) { return Place{}; };
+  PlanBuilder copies("gather:copy", 1, place);
+  copies.copy(Place{BufferId::User, 0}, Place{BufferId::Scratch, 0}, kThreeGiB);
+  copies.send(1, 1024, 0);
+  EXPECT_NO_THROW((void)std::move(copies).finish());
+  PlanBuilder sends("gather:send", 1, place);
+  sends.send(1, kThreeGiB, 0);
+  EXPECT_THROW((void)std::move(sends).finish(), Error);
 }
 
 TEST(PersistRankPlan, RejectsRanksOutsideTheCommunicator) {
