@@ -1,7 +1,7 @@
 /* MPI-4's persistent collectives as a program gets them through libchoreo_pmpi.so, side by side
  * in one run with the MPI library's own: for MPI_Bcast_init, MPI_Allreduce_init,
- * MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init (doubles, MPI_SUM, root 0) at 8 B to 1 MiB
- * (per rank's block) and MPI_Barrier_init,
+ * MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Reduce_scatter_block_init (doubles,
+ * MPI_SUM, root 0) at 8 B to 1 MiB (per rank's block) and MPI_Barrier_init,
  *   drop-in      MPI_X_init as the program calls it, served by the library under its settings
  *                (CHOREO_PERSISTENT: the default, or choreo, or nonblocking);
  *   library      the MPI library's own persistent collective, PMPI_X_init (MPI-4, MPICH) or
@@ -22,15 +22,16 @@
 
 #include "median.h"
 
-enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000, kCollectives = 6 };
+enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000, kCollectives = 7 };
 static const char* const kSubjectNames[kSubjects] = {"drop-in", "library", "nonblocking",
                                                      "blocking"};
 static const int kBytes[kSizes] = {8, 1024, 65536, 1048576};
-/* Every collective to root 0 (from it), doubles, MPI_SUM; gather and scatter move kBytes per
-   rank; the barrier moves nothing (one size). */
-enum Collective { kBcast, kAllreduce, kReduce, kGather, kScatter, kBarrier };
-static const char* const kCollectiveNames[kCollectives] = {"bcast",  "allreduce", "reduce",
-                                                           "gather", "scatter",   "barrier"};
+/* Every collective to root 0 (from it), doubles, MPI_SUM; gather, scatter and reduce_scatter
+   (MPI_Reduce_scatter_block) move kBytes per rank's block; the barrier moves nothing (one
+   size). */
+enum Collective { kBcast, kAllreduce, kReduce, kGather, kScatter, kReduceScatter, kBarrier };
+static const char* const kCollectiveNames[kCollectives] = {
+    "bcast", "allreduce", "reduce", "gather", "scatter", "reduce_scatter", "barrier"};
 
 typedef int (*BcastInit)(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request*);
 typedef int (*AllreduceInit)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
@@ -55,8 +56,9 @@ static void* library_function(const char* name) {
 
 typedef struct {
   enum Collective collective;
-  int count;      /* doubles per rank's block */
-  double *buf, *in; /* gather: in is the block, buf the root's all; scatter: the reverse */
+  int count;        /* doubles per rank's block */
+  double *buf, *in; /* gather: in is the block, buf the root's all; scatter and
+                       reduce_scatter: the reverse */
   MPI_Request dropin, library;
 } Case;
 
@@ -88,6 +90,10 @@ static void post(Case* c, int nonblocking) {
       q ? MPI_Iscatter(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD, q)
         : MPI_Scatter(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
       break;
+    case kReduceScatter:
+      q ? MPI_Ireduce_scatter_block(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, q)
+        : MPI_Reduce_scatter_block(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      break;
     default:
       q ? MPI_Ibarrier(MPI_COMM_WORLD, q) : MPI_Barrier(MPI_COMM_WORLD);
   }
@@ -110,7 +116,8 @@ static double run(Case* c, int subject) {
   return slowest;
 }
 
-/* Rank r's input element i is r + i (scatter: the root's block r); 0 wrong elements expected. */
+/* Rank r's input element i is r + i (scatter: the root's block r; reduce_scatter: i counts
+   over all blocks); 0 wrong elements expected. */
 static int wrong_elements(const Case* c) {
   int wrong = 0;
   const double sum_of_ranks = ranks * (ranks - 1) / 2.0;
@@ -129,6 +136,9 @@ static int wrong_elements(const Case* c) {
         break;
       case kScatter:
         wrong += c->buf[i] != rank + i;
+        break;
+      case kReduceScatter:
+        wrong += c->buf[i] != (double)ranks * (rank * c->count + i) + sum_of_ranks;
         break;
       default:
         break;
@@ -166,6 +176,11 @@ static void make_requests(Case* c, void* const library[kCollectives]) {
       ((GatherInit)library[kScatter])(c->in, n, MPI_DOUBLE, c->buf, n, MPI_DOUBLE, 0, w, none,
                                       &c->library);
       break;
+    case kReduceScatter: /* the same signature as MPI_Allreduce_init */
+      MPI_Reduce_scatter_block_init(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, w, none, &c->dropin);
+      ((AllreduceInit)library[kReduceScatter])(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, w, none,
+                                               &c->library);
+      break;
     default:
       MPI_Barrier_init(w, none, &c->dropin);
       ((BarrierInit)library[kBarrier])(w, none, &c->library);
@@ -182,9 +197,10 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  static const char* const kInits[kCollectives] = {"Bcast_init",  "Allreduce_init",
-                                                   "Reduce_init", "Gather_init",
-                                                   "Scatter_init", "Barrier_init"};
+  static const char* const kInits[kCollectives] = {"Bcast_init",   "Allreduce_init",
+                                                   "Reduce_init",  "Gather_init",
+                                                   "Scatter_init", "Reduce_scatter_block_init",
+                                                   "Barrier_init"};
   void* library[kCollectives];
   for (int k = 0; k < kCollectives; ++k) {
     library[k] = library_function(kInits[k]);
@@ -218,10 +234,12 @@ int main(int argc, char** argv) {
       c->count = k == kBarrier ? 0 : kBytes[s] / 8;
       const size_t block = (size_t)c->count, all = block * (size_t)ranks;
       c->buf = calloc(k == kGather ? all : block, sizeof(double));
-      c->in = calloc(k == kScatter ? all : block, sizeof(double));
-      for (size_t i = 0; i < block; ++i)
+      c->in = calloc(k == kScatter || k == kReduceScatter ? all : block, sizeof(double));
+      for (size_t i = 0; k == kReduceScatter && i < all; ++i) c->in[i] = rank + (double)i;
+      for (size_t i = 0; k != kReduceScatter && i < block; ++i)
         if (k == kScatter)
-          for (int r = 0; r < ranks; ++r) c->in[(size_t)r * block + i] = rank == 0 ? r + (double)i : 0;
+          for (int r = 0; r < ranks; ++r)
+            c->in[(size_t)r * block + i] = rank == 0 ? r + (double)i : 0;
         else
           c->in[i] = rank + (double)i;
       if (k == kBcast && rank == 0) memcpy(c->buf, c->in, sizeof(double) * block);

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # MPI-4's persistent collectives through libchoreo_pmpi.so against the MPI library's own, the
 # nonblocking and the blocking collective (persistent_mpi4_bench.c), 2 ranks, under MPICH and
-# Open MPI, with the default (CHOREO_PERSISTENT=auto) and with CHOREO_PERSISTENT=choreo: bcast, allreduce,
-# reduce, gather, scatter and barrier; one CSV per run in DIR, per run the drop-in's ratio to
-# the library's persistent and to the nonblocking collective at each size, and with
-# --figures FDIR the figure FDIR/persistent_mpi4.png: a panel per library and collective, every subject's median with the drop-in's quartiles
-# (docs/BENCHMARKS.md).
+# Open MPI, with the default (CHOREO_PERSISTENT=auto) and with CHOREO_PERSISTENT=choreo: bcast,
+# allreduce, reduce, gather, scatter, reduce_scatter (block) and barrier; one CSV per run in DIR,
+# per run the drop-in's ratio to the library's persistent and to the nonblocking collective at
+# each size, and with --figures FDIR the figure FDIR/persistent_mpi4.png: a panel per library
+# and collective, every subject's median with the drop-in's quartiles (docs/BENCHMARKS.md).
 set -euo pipefail
 usage() {
   cat <<'USAGE'
@@ -102,7 +102,7 @@ for library in mpich openmpi; do
     openmpi) who="Open MPI 4.1.4"; base=library other=nonblocking
       base_title="own MPIX_X_init (baseline)" other_title="nonblocking MPI_Ix" ;;
   esac
-  for coll in bcast allreduce reduce gather scatter; do
+  for coll in bcast allreduce reduce gather scatter reduce_scatter; do
     d="$out/$library-auto.$coll" c="$out/$library-choreo.$coll"
     script+="set title '$coll, $who'
 plot '$d.drop-in.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 noborder lc rgb '#0072B2' notitle, \\

@@ -40,6 +40,25 @@ inline std::int64_t next_step_with_bytes(const EvenSplit& chunks, std::int64_t f
   return sent <= chunks.bytes ? step : step + (sent - chunks.bytes);
 }
 
+/// The ring's reduce-scatter over `ranks`, rank r: step s (tag s) sends chunk r - s (the
+/// input's own at s = 0, else what step s-1 reduced) to r+1 and receives chunk r - s - 1 from
+/// r-1 to add in, P-1 steps; afterwards rank r holds chunk r + 1 fully reduced. Sizes come
+/// from chunks.chunk(i) (a side of 0 adds no op); next_step(s) is the first step at or after s
+/// worth visiting (s itself where any step may move bytes); a calc's reduce_ns is scaled by
+/// its chunk's share of `total`. allreduce_ring's first half, and a persistent reduce-scatter.
+template <ProgramBuilder Builder, class Chunks, class NextStep>
+void reduce_scatter_ring_steps(Builder& b, Frontier& order, int ranks, int r, const Chunks& chunks,
+                               std::int64_t total, std::int64_t reduce_ns, NextStep next_step) {
+  const int right = mod_add(r, 1, ranks), left = mod_sub(r, 1, ranks);
+  for (std::int64_t s = next_step(0); s + 1 < ranks; s = next_step(s + 1)) {
+    const std::int64_t out = chunks.chunk(mod_sub(r, s, ranks));
+    const std::int64_t in = chunks.chunk(mod_sub(r, s + 1, ranks));
+    // The send reads what the previous step's calc reduced.
+    sendrecv_reduce_step(b, order, right, out, left, in, static_cast<int>(s),
+                         scaled_ns(reduce_ns, in, total));
+  }
+}
+
 /// Rank r of allreduce_ring over `ranks`: 2 (P-1) steps, of which those that move no byte
 /// (bytes < P) add no op and are skipped. `order` must be empty (a new Frontier) for each rank.
 template <ProgramBuilder Builder>
@@ -47,16 +66,8 @@ void allreduce_ring_rank(Builder& b, Frontier& order, int ranks, int r, std::int
                          std::int64_t reduce_ns) {
   const EvenSplit chunks{bytes, ranks};
   const int right = mod_add(r, 1, ranks), left = mod_sub(r, 1, ranks);
-  // Reduce-scatter, step s (tag s): send chunk r - s (reduced in step s-1), receive chunk
-  // r - s - 1 and add it in. Afterwards rank r holds chunk r + 1 fully reduced.
-  for (std::int64_t s = next_step_with_bytes(chunks, r, 0); s + 1 < ranks;
-       s = next_step_with_bytes(chunks, r, s + 1)) {
-    const std::int64_t out = chunks.chunk(mod_sub(r, s, ranks));
-    const std::int64_t in = chunks.chunk(mod_sub(r, s + 1, ranks));
-    // The send reads what the previous step's calc reduced.
-    sendrecv_reduce_step(b, order, right, out, left, in, static_cast<int>(s),
-                         scaled_ns(reduce_ns, in, bytes));
-  }
+  reduce_scatter_ring_steps(b, order, ranks, r, chunks, bytes, reduce_ns,
+                            [&](std::int64_t s) { return next_step_with_bytes(chunks, r, s); });
   // Allgather, step t (tag P-1+t): send chunk r + 1 - t, receive chunk r - t.
   for (std::int64_t t = next_step_with_bytes(chunks, right, 0); t + 1 < ranks;
        t = next_step_with_bytes(chunks, right, t + 1)) {

@@ -2,8 +2,8 @@
 // "Persistent collectives"). Each call is served by, in this order:
 //   choreo::persist where it takes the call, under CHOREO_PERSISTENT=choreo or by default where
 //     the library has no persistent collective that works (barrier, bcast, reduce, allreduce,
-//     gather(v), scatter(v), allgather(v), alltoall, alltoallv with contiguous types and
-//     commutative ops on an intra-communicator);
+//     reduce_scatter(_block), gather(v), scatter(v), allgather(v), alltoall, alltoallv with
+//     contiguous types and commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
 //   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
@@ -600,7 +600,11 @@ extern "C" int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const
   static const auto library =
       library_function<decltype(&MPI_Reduce_scatter_init)>("Reduce_scatter_init");
   return serve(
-      "MPI_Reduce_scatter_init", comm, request, library != nullptr, {},
+      "MPI_Reduce_scatter_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::reduce_scatter_init(sendbuf, recvbuf, recvcounts, held_type(datatype, held),
+                                            op, comm, persist_options(info));
+      },
       [&] { return library(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); },
       [&](Emulated& e) {
         int size = 0;  // the counts of the local group's blocks, on either kind of communicator
@@ -619,7 +623,12 @@ extern "C" int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf,
   static const auto library =
       library_function<decltype(&MPI_Reduce_scatter_block_init)>("Reduce_scatter_block_init");
   return serve(
-      "MPI_Reduce_scatter_block_init", comm, request, library != nullptr, {},
+      "MPI_Reduce_scatter_block_init", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::reduce_scatter_block_init(sendbuf, recvbuf, recvcount,
+                                                  held_type(datatype, held), op, comm,
+                                                  persist_options(info));
+      },
       [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
       [&](Emulated& e) {
         const MPI_Datatype held_datatype = e.hold(datatype);
@@ -627,7 +636,8 @@ extern "C" int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf,
           return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, held_datatype, op, comm,
                                             r);
         };
-      });
+      },
+      [&] { return signature_bytes(recvcount, datatype); });
 }
 
 extern "C" int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,

@@ -29,15 +29,8 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     detail::check_thread_level(kAllreduceInitCall, options);
     element_size = detail::contiguous_size(kAllreduceInitCall, type);
     bytes = detail::checked_bytes(kAllreduceInitCall, count, element_size);
-    int commutative = 0;
-    if (op == MPI_OP_NULL)
-      throw Error(fmt::format("{}: op is MPI_OP_NULL; pass e.g. MPI_SUM", kAllreduceInitCall));
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative)
-      throw Error(
-          fmt::format("{}: the op is not commutative, but recursive doubling and the "
-                      "ring reduce in a rank-dependent order; use MPI_Allreduce_init",
-                      kAllreduceInitCall));
+    detail::check_commutative_op(kAllreduceInitCall, op, "recursive doubling and the ring reduce",
+                                 "MPI_Allreduce_init");
     algorithm =
         detail::chosen_algorithm(kAllreduceInitCall, options,
                                  bytes <= kRingFromBytes ? "recdbl" : "ring", {"recdbl", "ring"});

@@ -103,6 +103,17 @@ void check_thread_level(const char* call, const Options& options) {
       call, level_name(provided)));
 }
 
+void check_commutative_op(const char* call, MPI_Op op, std::string_view algorithm,
+                          std::string_view mpi_call) {
+  if (op == MPI_OP_NULL) throw Error(fmt::format("{}: op is MPI_OP_NULL; pass e.g. MPI_SUM", call));
+  int commutative = 0;
+  MPI_Op_commutative(op, &commutative);
+  if (!commutative)
+    throw Error(
+        fmt::format("{}: the op is not commutative, but {} in a rank-dependent order; use {}", call,
+                    algorithm, mpi_call));
+}
+
 void check_root(const char* call, int root, int ranks) {
   if (root < 0 || root >= ranks)
     throw Error(fmt::format("{}: root {} is not a rank of the communicator (0..{})", call, root,

@@ -46,6 +46,12 @@ Layout layout_of(const char* call, MPI_Datatype type, std::int64_t count, bool i
 /// MPI_THREAD_MULTIPLE, or SERIALIZED with options.allow_serialized).
 void check_thread_level(const char* call, const Options& options);
 
+/// Throws unless op is a commutative op: choreo's reductions combine in an order that depends
+/// on the rank. `algorithm` ("the binomial tree", ...) and `mpi_call` ("MPI_Reduce_init") name
+/// what refuses and what to use instead.
+void check_commutative_op(const char* call, MPI_Op op, std::string_view algorithm,
+                          std::string_view mpi_call);
+
 /// Throws unless root is a rank of a communicator of `ranks` ranks.
 void check_root(const char* call, int root, int ranks);
 

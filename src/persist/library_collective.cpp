@@ -215,6 +215,29 @@ std::unique_ptr<LibraryCollective> library_allgatherv(const void* sendbuf, int s
       });
 }
 
+std::unique_ptr<LibraryCollective> library_reduce_scatter_block(const void* sendbuf, void* recvbuf,
+                                                                int recvcount, MPI_Datatype type,
+                                                                MPI_Op op, MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Reduce_scatter_block",
+      INIT(Reduce_scatter_block, sendbuf, recvbuf, recvcount, type, op, comm),
+      [=](MPI_Request* request) {
+        return MPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, type, op, comm, request);
+      });
+}
+
+std::unique_ptr<LibraryCollective> library_reduce_scatter(const void* sendbuf, void* recvbuf,
+                                                          std::vector<int> recvcounts,
+                                                          MPI_Datatype type, MPI_Op op,
+                                                          MPI_Comm comm) {
+  const auto a = keep(std::move(recvcounts), {});
+  return std::make_unique<LibraryCollective>(
+      "Reduce_scatter", INIT(Reduce_scatter, sendbuf, recvbuf, a->counts.data(), type, op, comm),
+      [=](MPI_Request* request) {
+        return MPI_Ireduce_scatter(sendbuf, recvbuf, a->counts.data(), type, op, comm, request);
+      });
+}
+
 std::string library_bcast_name() {
   return use_persistent() ? std::string(kPersistentPrefix) + "Bcast_init" : "MPI_Ibcast";
 }

@@ -78,6 +78,13 @@ std::unique_ptr<LibraryCollective> library_allgatherv(const void* sendbuf, int s
                                                       std::vector<int> recvcounts,
                                                       std::vector<int> displs,
                                                       MPI_Datatype recvtype, MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_reduce_scatter_block(const void* sendbuf, void* recvbuf,
+                                                                int recvcount, MPI_Datatype type,
+                                                                MPI_Op op, MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_reduce_scatter(const void* sendbuf, void* recvbuf,
+                                                          std::vector<int> recvcounts,
+                                                          MPI_Datatype type, MPI_Op op,
+                                                          MPI_Comm comm);
 
 /// What library_bcast runs: "MPI_Bcast_init", "MPIX_Bcast_init" or "MPI_Ibcast".
 std::string library_bcast_name();

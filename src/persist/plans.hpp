@@ -71,6 +71,11 @@ Plan gatherv_plan(const VectorBlocks& blocks, std::int64_t my_bytes, int root, i
 /// allgatherv round the ring: step s sends block r-s to r+1 and receives block r-s-1 from r-1,
 /// in place in recvbuf.
 Plan allgatherv_plan(const VectorBlocks& blocks, int ranks, int rank);
+/// The ring reduce-scatter of blocks of counts[b] elements of `element_size` bytes (MPI's
+/// recvcounts; all equal for reduce_scatter_block): P-1 steps reduce into scratch, then the
+/// own block is copied to recvbuf's start. The input is sendbuf, or recvbuf in place.
+Plan reduce_scatter_plan(const std::vector<std::int64_t>& counts, int element_size, bool in_place,
+                         int ranks, int rank);
 /// The dissemination barrier: empty messages only.
 Plan barrier_plan(int ranks, int rank);
 

@@ -32,15 +32,8 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
     detail::check_root(kReduceInitCall, root, me.size);
     element_size = detail::contiguous_size(kReduceInitCall, type);
     bytes = detail::checked_bytes(kReduceInitCall, count, element_size);
-    if (op == MPI_OP_NULL)
-      throw Error(fmt::format("{}: op is MPI_OP_NULL; pass e.g. MPI_SUM", kReduceInitCall));
-    int commutative = 0;
-    MPI_Op_commutative(op, &commutative);
-    if (!commutative)
-      throw Error(fmt::format(
-          "{}: the op is not commutative, but the binomial tree reduces in a rank-dependent "
-          "order; use MPI_Reduce_init",
-          kReduceInitCall));
+    detail::check_commutative_op(kReduceInitCall, op, "the binomial tree reduces",
+                                 "MPI_Reduce_init");
     if (sendbuf == MPI_IN_PLACE && me.rank != root)
       throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", kReduceInitCall));
     way = detail::way_of(kReduceInitCall, options, "binomial", "the binomial tree");

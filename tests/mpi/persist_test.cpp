@@ -302,6 +302,88 @@ void reduce_cases() {
             }
 }
 
+/// Reduce-scatter, block and irregular: rank r's result is block r of the element-wise op over
+/// every rank's vector, in closed form; in place, the input is recvbuf and the result lands at
+/// its start (the rest of recvbuf is then MPI's to leave as it likes, so only the result is
+/// checked); otherwise recvbuf is poisoned and must hold exactly the block.
+void reduce_scatter_cases() {
+  struct Shape {
+    const char* name;
+    std::vector<int> counts;  // empty: reduce_scatter_block
+    int block;
+  };
+  std::vector<Shape> shapes;
+  for (int block : {0, 1, 3, 1001}) shapes.push_back({"block", {}, block});
+  std::vector<int> uneven, one_large;
+  for (int r = 0; r < g_ranks; ++r) {
+    uneven.push_back((r * 5 + 1) % 7);  // zeros among them from 7 ranks; 1, 6, 4 below
+    one_large.push_back(r == g_ranks / 2 ? 30000 : r % 2);
+  }
+  shapes.push_back({"uneven", uneven, 0});
+  shapes.push_back({"one large", one_large, 0});
+  shapes.push_back({"all empty", std::vector<int>(static_cast<std::size_t>(g_ranks), 0), 0});
+  const std::vector<std::string> algorithms = {"", "ring", "mpi"};
+  for (const std::string& algorithm : algorithms)
+    for (Engine engine : kEngines)
+      for (const Shape& shape : shapes)
+        for (bool in_place : {false, true})
+          for (MPI_Op op : {MPI_SUM, MPI_MAX}) {
+            if (skipped(algorithm, engine) ||
+                (engine != Engine::Commands && (algorithm != "ring" || shape.block != 1001)))
+              continue;
+            if (op != MPI_SUM && (engine != Engine::Commands || shape.block == 0)) continue;
+            const bool block_form = shape.counts.empty();
+            std::vector<int> counts =
+                block_form ? std::vector<int>(static_cast<std::size_t>(g_ranks), shape.block)
+                           : shape.counts;
+            std::vector<std::size_t> first(counts.size() + 1, 0);
+            for (std::size_t b = 0; b < counts.size(); ++b)
+              first[b + 1] = first[b] + static_cast<std::size_t>(counts[b]);
+            const std::size_t total = first.back();
+            const auto mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(g_rank)]);
+            Options options;
+            options.engine = engine;
+            options.algorithm = algorithm;
+            // One element more than used: distinct, non-null buffers even when empty.
+            std::vector<std::int64_t> in(total + 1), out((in_place ? total : mine) + 1);
+            Request request = block_form
+                                  ? choreo::persist::reduce_scatter_block_init(
+                                        in_place ? MPI_IN_PLACE : in.data(), out.data(),
+                                        shape.block, MPI_INT64_T, op, MPI_COMM_WORLD, options)
+                                  : choreo::persist::reduce_scatter_init(
+                                        in_place ? MPI_IN_PLACE : in.data(), out.data(),
+                                        counts.data(), MPI_INT64_T, op, MPI_COMM_WORLD, options);
+            auto value = [](int it, int r, std::size_t i) {
+              return static_cast<std::int64_t>(i) * 7 + ((r * 37) % 11) * 1000 + it;
+            };
+            auto fill = [&](int it) {
+              for (std::size_t i = 0; i < total; ++i)
+                (in_place ? out : in)[i] = value(it, g_rank, i);
+              if (!in_place) std::fill(out.begin(), out.end(), -1);
+            };
+            auto check = [&](int it) {
+              for (std::size_t i = 0; i < mine; ++i) {
+                const std::size_t global = first[static_cast<std::size_t>(g_rank)] + i;
+                std::int64_t expected = value(it, 0, global);
+                for (int r = 1; r < g_ranks; ++r)
+                  expected = op == MPI_SUM ? expected + value(it, r, global)
+                                           : std::max(expected, value(it, r, global));
+                if (out[i] != expected)
+                  fail(fmt::format(
+                      "reduce_scatter {} '{}' {} engine {} in place {} iteration {}: element {} "
+                      "is {}, expected {}",
+                      shape.name, algorithm, op == MPI_SUM ? "sum" : "max", to_string(engine),
+                      in_place, it, i, out[i], expected));
+              }
+              if (!in_place && out[mine] != -1)
+                fail(fmt::format("reduce_scatter {} '{}': wrote past its block", shape.name,
+                                 algorithm));
+            };
+            cycle(request, starts_of(algorithm, engine), false, fill, check);
+            ++g_cases;
+          }
+}
+
 /// Gather and scatter: blocks of byte_of(iteration, origin rank, i), receivers poisoned, the
 /// root's block in place or not; a non-root's buffers on the other side stay untouched.
 void gather_scatter_cases() {
@@ -907,6 +989,7 @@ int main(int argc, char** argv) {
     if (wants("allgather")) allgather_cases();
     if (wants("alltoallv")) alltoallv_cases();
     if (wants("reduce")) reduce_cases();
+    if (wants("reduce_scatter")) reduce_scatter_cases();
     if (wants("gather_scatter")) gather_scatter_cases();
     if (wants("barrier")) barrier_cases();
     if (wants("alltoall")) alltoall_cases();

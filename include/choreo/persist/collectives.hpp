@@ -1,9 +1,9 @@
 #pragma once
 // Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Reduce_init,
 // MPI_Allreduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init,
-// MPI_Alltoallv_init and MPI_Barrier_init, built from the Schedules of choreo's collective
-// generators (and, for alltoallv, its schedulers) and run by one of three engines
-// (options.hpp; docs/persistent.md).
+// MPI_Alltoallv_init, MPI_Reduce_scatter(_block)_init and MPI_Barrier_init, built from the
+// Schedules of choreo's collective generators (and, for alltoallv, its schedulers) and run by one
+// of three engines (options.hpp; docs/persistent.md).
 //
 // Each call is collective over comm: every rank must pass the same count (x type size),
 // root, algorithm and layout options, or every rank throws choreo::Error naming the
@@ -80,6 +80,19 @@ Request scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                         MPI_Comm comm, const Options& options = {});
+
+/// Reduce-scatter, as MPI_Reduce_scatter_block and MPI_Reduce_scatter: sendbuf holds P blocks
+/// (recvcount elements each, or recvcounts[b] for block b, in rank order); rank r's recvbuf
+/// gets block r reduced by op over all ranks. In place (sendbuf MPI_IN_PLACE), recvbuf holds
+/// the input and gets the result at its start. Every rank passes the same counts; op must be
+/// commutative; contiguous datatypes. Algorithms: "ring" (P-1 steps, each block crossing
+/// every link once), "mpi"; default as reduce_init.
+Request reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
+                                  MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                  const Options& options = {});
+Request reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                            MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                            const Options& options = {});
 
 /// No rank's instance completes before every rank started it. Algorithms: "dissemination",
 /// "mpi"; default as reduce_init.
