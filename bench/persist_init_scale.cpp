@@ -1,12 +1,14 @@
 // choreo-bench-persist-init: what building one rank's persistent-collective plan costs at
 // scale (no MPI: the plan is what *_init computes before MPI creates its requests). For each
 // collective, size and P it times the rank's own plan (src/persist/plans.hpp: bcast_plan,
-// allreduce_plan, allgather_plan) on a few ranks (root, 1, P/2, P-1; median of --reps each)
-// and reports the slowest, with the plan's own bytes and the peak resident memory it added;
-// then, where it fits, the old way: the generator's schedule of every rank and the plan read
-// out of it (*_plans_from_full_schedule), once or --old-reps times. The old way is skipped
-// when the generator's own op count, at the bytes and nanoseconds per op measured on dev-2c
-// (kOldBytesPerOp, kOldSecondsPerOp), would exceed --old-limit-gb or --old-limit-s.
+// allreduce_plan, allgather_plan, and the plans of reduce, gather, scatter, barrier, alltoall,
+// reduce_scatter, gatherv and allgatherv, which never had a full-schedule form) on a few ranks
+// (root, 1, P/2, P-1; median of --reps each) and reports the slowest, with the plan's own bytes and
+// the peak resident memory it added; then, where it fits, the old way: the generator's schedule of
+// every rank and the plan read out of it (*_plans_from_full_schedule), once or --old-reps times.
+// The old way is skipped when the generator's own op count, at the bytes and nanoseconds per op
+// measured on dev-2c (kOldBytesPerOp, kOldSecondsPerOp), would exceed --old-limit-gb or
+// --old-limit-s.
 //
 //   choreo-bench-persist-init                       # P = 2^10, 2^16, 2^20, the table
 //   choreo-bench-persist-init --ranks 1024 --segment 16384 --json
@@ -59,7 +61,7 @@ struct Case {
   std::int64_t segment_bytes = 0;  ///< pipelined broadcasts
   std::uint64_t old_ops = 0;       ///< ops of the generator's schedule of all ranks
   PlanOfRank plan;
-  PlansFromFullSchedule old_plans;
+  PlansFromFullSchedule old_plans = {};  ///< empty: no full-schedule form
 };
 
 struct Row {
@@ -100,6 +102,10 @@ void time_new_plan(const Case& c, int rank, int reps, Row& row) {
 
 void time_old_plan(const Case& c, int rank, int reps, double limit_bytes, double limit_seconds,
                    Row& row) {
+  if (!c.old_plans) {
+    row.old_skipped = "no full-schedule form";
+    return;
+  }
   const double ops = static_cast<double>(c.old_ops);
   if (ops * kOldBytesPerOp > limit_bytes || ops * kOldSecondsPerOp > limit_seconds) {
     row.old_skipped = fmt::format("{:.3g} ops: ~{:.1f} GB, ~{:.0f} s", ops,
@@ -163,6 +169,40 @@ std::vector<Case> cases_at(int ranks, std::int64_t segment_bytes) {
                  [=](int rank) { return persist::detail::allgather_plan(kBlock, ranks, rank); },
                  [=](const std::vector<int>& of) {
                    return persist::detail::allgather_plans_from_full_schedule(kBlock, ranks, of);
+                 }});
+  // The collectives whose plans never had a full-schedule form (old_plans empty): one rank's
+  // plan alone, root 0. A rooted tree's rank has O(log P) messages; alltoall, reduce_scatter,
+  // the v-variants' root and allgatherv have O(P), which is then what they hold.
+  out.push_back({"reduce", "binomial", kCount * kDouble, 0, 0, [=](int rank) {
+                   return persist::detail::reduce_plan(kCount, kDouble, 0, ranks, rank);
+                 }});
+  out.push_back({"gather", "binomial", kBlock, 0, 0,
+                 [=](int rank) { return persist::detail::gather_plan(kBlock, 0, ranks, rank); }});
+  out.push_back({"scatter", "binomial", kBlock, 0, 0,
+                 [=](int rank) { return persist::detail::scatter_plan(kBlock, 0, ranks, rank); }});
+  out.push_back({"barrier", "dissemination", 0, 0, 0,
+                 [=](int rank) { return persist::detail::barrier_plan(ranks, rank); }});
+  out.push_back({"alltoall", "pairwise", kBlock, 0, 0, [=](int rank) {
+                   return persist::detail::alltoall_plan(kBlock, false, ranks, rank);
+                 }});
+  out.push_back({"reduce_scatter", "ring", kDouble, 0, 0, [=](int rank) {
+                   const std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 1);
+                   return persist::detail::reduce_scatter_plan(counts, kDouble, false, ranks, rank);
+                 }});
+  // The irregular ones from the caller's counts (made inside, as *_init does).
+  const auto blocks = [=] {
+    persist::detail::VectorBlocks b;
+    for (int r = 0; r < ranks; ++r) {
+      b.bytes.push_back(kBlock);
+      b.offsets.push_back(std::int64_t{r} * kBlock);
+    }
+    return b;
+  };
+  out.push_back({"gatherv", "linear", kBlock, 0, 0, [=](int rank) {
+                   return persist::detail::gatherv_plan(blocks(), kBlock, 0, ranks, rank, true);
+                 }});
+  out.push_back({"allgatherv", "ring", kBlock, 0, 0, [=](int rank) {
+                   return persist::detail::allgatherv_plan(blocks(), ranks, rank);
                  }});
   return out;
 }

@@ -5,10 +5,12 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "choreo/error.hpp"
@@ -16,9 +18,27 @@
 namespace choreo::persist::detail {
 
 namespace {
-// How long an idle thread keeps polling for new work before it sleeps: a start() that
-// follows a wait() closely (a loop of collectives) then finds the thread awake.
-constexpr auto kIdleSpin = std::chrono::microseconds(200);
+// How long an idle thread keeps polling for new work before it sleeps, unless set
+// (CHOREO_PROGRESS_SPIN_US, set_progress_spin): a start() that follows a wait() closely (a loop
+// of collectives) then finds the thread awake. Pinned, the thread has a core of its own to
+// poll on, and polls longer: a start() after up to 10 ms idle then costs 1-2 us, not the
+// 17-20 us of waking it on another core (docs/persistent.md, "Engines").
+constexpr std::int64_t kDefaultIdleSpinUs = 200;
+constexpr std::int64_t kPinnedIdleSpinUs = 10000;
+
+/// The environment variable `name` as a whole number, or nothing where it is unset or empty;
+/// throws choreo::Error naming it otherwise (`what`: what it should hold).
+std::optional<std::int64_t> env_number(const char* name, std::string_view what) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return std::nullopt;
+  std::int64_t value = 0;
+  const char* end = text + std::strlen(text);
+  const auto [stop, status] = std::from_chars(text, end, value);
+  if (status != std::errc() || stop != end)
+    throw Error(fmt::format("{}='{}' is not {}; set it to {} or unset it", name, text,
+                            what.substr(0, what.find(" (")), what));
+  return value;
+}
 
 std::vector<int> allowed(const cpu_set_t& set) {
   std::vector<int> out;
@@ -33,24 +53,18 @@ ProgressThread& ProgressThread::instance() {
   return thread;
 }
 
-ProgressThread::ProgressThread() : thread_([this] { loop(); }) {
-  // CHOREO_PROGRESS_CPU: the pin of an unmodified program (docs/persistent.md).
-  if (const char* text = std::getenv("CHOREO_PROGRESS_CPU"); text != nullptr && *text != '\0') {
-    int cpu = -1;
-    const char* end = text + std::strlen(text);
-    const auto [stop, status] = std::from_chars(text, end, cpu);
-    if (status != std::errc() || stop != end) {
-      stop_thread();
-      throw Error(fmt::format(
-          "CHOREO_PROGRESS_CPU='{}' is not a CPU number; set it to a CPU (e.g. 1) or unset it",
-          text));
-    }
-    try {
-      pin(cpu);
-    } catch (...) {
-      stop_thread();
-      throw;
-    }
+ProgressThread::ProgressThread() : idle_spin_us_(kDefaultIdleSpinUs), thread_([this] { loop(); }) {
+  // CHOREO_PROGRESS_CPU and CHOREO_PROGRESS_SPIN_US: the pin and the spin of an unmodified
+  // program (docs/persistent.md).
+  try {
+    if (const auto cpu = env_number("CHOREO_PROGRESS_CPU", "a CPU number (e.g. 1)"))
+      pin(static_cast<int>(std::clamp<std::int64_t>(*cpu, -1, CPU_SETSIZE)));
+    if (const auto spin =
+            env_number("CHOREO_PROGRESS_SPIN_US", "a number of microseconds (e.g. 2000)"))
+      set_idle_spin(std::chrono::microseconds(*spin));
+  } catch (...) {
+    stop_thread();
+    throw;
   }
 }
 
@@ -79,6 +93,20 @@ void ProgressThread::pin(int cpu) {
   CPU_SET(cpu, &one);
   if (const int error = pthread_setaffinity_np(thread_.native_handle(), sizeof one, &one))
     throw refuse(std::strerror(error));
+  if (!idle_spin_set_.load(std::memory_order_relaxed))
+    idle_spin_us_.store(kPinnedIdleSpinUs, std::memory_order_relaxed);
+}
+
+void ProgressThread::set_idle_spin(std::chrono::microseconds spin) {
+  if (spin.count() < 0)
+    throw Error(fmt::format(
+        "the progress thread's idle spin must be 0 or more microseconds, not {}", spin.count()));
+  idle_spin_us_.store(spin.count(), std::memory_order_relaxed);
+  idle_spin_set_.store(true, std::memory_order_relaxed);
+}
+
+std::chrono::microseconds ProgressThread::idle_spin() const {
+  return std::chrono::microseconds(idle_spin_us_.load(std::memory_order_relaxed));
 }
 
 std::vector<int> ProgressThread::cpus() {
@@ -105,7 +133,7 @@ void ProgressThread::submit(ThreadJob& job) {
 
 bool ProgressThread::collect(std::vector<ThreadJob*>& running) {
   if (running.empty()) {
-    const auto until = std::chrono::steady_clock::now() + kIdleSpin;
+    const auto until = std::chrono::steady_clock::now() + idle_spin();
     while (pending_.load(std::memory_order_acquire) == 0 &&
            std::chrono::steady_clock::now() < until)
       std::this_thread::yield();

@@ -3,7 +3,9 @@
 // then reused by every later one, so init never pays for thread creation (the paper's
 // 800 us). It drives every handed-over instance until done, then sleeps until the next.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -34,6 +36,11 @@ class ProgressThread {
   void pin(int cpu);
   /// The CPUs the thread may run on.
   std::vector<int> cpus();
+  /// How long the thread, out of work, keeps polling before it sleeps (and a start() must wake
+  /// it with a system call): 200 us, 10 ms once pinned, unless set; throws choreo::Error for a
+  /// negative time.
+  void set_idle_spin(std::chrono::microseconds spin);
+  std::chrono::microseconds idle_spin() const;
 
  private:
   ProgressThread();
@@ -49,6 +56,8 @@ class ProgressThread {
   bool sleeping_ = false;              // guarded by mutex_
   bool stop_ = false;                  // guarded by mutex_
   std::atomic<int> pending_{0};        // submitted_.size(), read without the lock
+  std::atomic<std::int64_t> idle_spin_us_;
+  std::atomic<bool> idle_spin_set_{false};  // set_idle_spin called: pin() keeps the spin
   std::thread thread_;
 };
 

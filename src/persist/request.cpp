@@ -93,6 +93,12 @@ void pin_progress_thread(int cpu) { detail::ProgressThread::instance().pin(cpu);
 
 std::vector<int> progress_thread_cpus() { return detail::ProgressThread::instance().cpus(); }
 
+void set_progress_spin(std::chrono::microseconds spin) {
+  detail::ProgressThread::instance().set_idle_spin(spin);
+}
+
+std::chrono::microseconds progress_spin() { return detail::ProgressThread::instance().idle_spin(); }
+
 std::size_t Request::command_count() const {
   return checked("command_count()").driver().request_count();
 }

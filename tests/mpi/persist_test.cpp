@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -827,24 +828,45 @@ void pinning_cases() {
   int last = -1;
   for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
     if (CPU_ISSET(cpu, &mine)) last = cpu;
+  std::vector<int> cpus;
+  try {
+    cpus = choreo::persist::progress_thread_cpus();  // starts the thread: reads the settings
+  } catch (const choreo::Error& e) {
+    // A setting every rank refuses alike: said, then a clean end (under MPI_Abort the
+    // launcher could lose the line before it reached the test).
+    fmt::print(stderr, "rank {}: refused: {}\n", g_rank, e.what());
+    MPI_Finalize();
+    std::exit(0);
+  }
   if (const char* pinned = std::getenv("CHOREO_PROGRESS_CPU")) {
-    std::vector<int> cpus;
-    try {
-      cpus = choreo::persist::progress_thread_cpus();
-    } catch (const choreo::Error& e) {
-      // A setting every rank refuses alike: said, then a clean end (under MPI_Abort the
-      // launcher could lose the line before it reached the test).
-      fmt::print(stderr, "rank {}: refused: {}\n", g_rank, e.what());
-      MPI_Finalize();
-      std::exit(0);
-    }
     if (cpus != std::vector<int>{std::atoi(pinned)})
       fail(fmt::format("CHOREO_PROGRESS_CPU={}: the thread runs on {} CPUs, the first {}", pinned,
                        cpus.size(), cpus.empty() ? -1 : cpus.front()));
   }
+  if (const char* spin = std::getenv("CHOREO_PROGRESS_SPIN_US")) {
+    if (choreo::persist::progress_spin() != std::chrono::microseconds(std::atoll(spin)))
+      fail(fmt::format("CHOREO_PROGRESS_SPIN_US={}: the thread spins {} us", spin,
+                       choreo::persist::progress_spin().count()));
+  } else if (choreo::persist::progress_spin() !=
+             std::chrono::microseconds(std::getenv("CHOREO_PROGRESS_CPU") ? 10000 : 200)) {
+    fail(fmt::format("the progress thread's default spin is {} us",
+                     choreo::persist::progress_spin().count()));
+  }
+  bool negative_refused = false;
+  try {
+    choreo::persist::set_progress_spin(std::chrono::microseconds(-1));
+  } catch (const choreo::Error&) {
+    negative_refused = true;
+  }
+  if (!negative_refused) fail("set_progress_spin(-1 us) was not refused");
+  choreo::persist::set_progress_spin(std::chrono::microseconds(50));
+  if (choreo::persist::progress_spin() != std::chrono::microseconds(50))
+    fail("set_progress_spin(50 us) did not take");
   choreo::persist::pin_progress_thread(last);
   if (choreo::persist::progress_thread_cpus() != std::vector<int>{last})
     fail(fmt::format("pin_progress_thread({}) left the thread elsewhere", last));
+  if (choreo::persist::progress_spin() != std::chrono::microseconds(50))
+    fail("pinning changed a spin that was set");
   Options options;
   options.engine = Engine::Thread;
   options.algorithm = "binomial";

@@ -2,6 +2,7 @@
 // A persistent collective request in the shape of MPI-4's: made once by an *_init call
 // (collectives.hpp), then start() / wait() (or test()) any number of times, released by
 // free() or destruction. Move-only; a moved-from or freed request throws choreo::Error on use.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,5 +69,15 @@ inline std::string describe(const Request& request) { return request.describe();
 void pin_progress_thread(int cpu);
 /// The CPUs the progress thread may run on now (all of the process's when not pinned).
 std::vector<int> progress_thread_cpus();
+
+/// How long the progress thread, out of work, keeps polling (and yielding) before it sleeps:
+/// 200 us, or 10 ms once pinned (a core of its own to poll on), unless set here or by
+/// CHOREO_PROGRESS_SPIN_US. A start() that finds it asleep pays the wake-up, a system call and,
+/// on another core, an interrupt (17-20 us here, docs/persistent.md, "Engines"); one within the
+/// spin costs what the commands engine's start does (1-2 us after a long idle, when the
+/// caller's own core has gone cold). On a core a rank computes on, the spin takes that rank's
+/// time. Throws choreo::Error for a negative time.
+void set_progress_spin(std::chrono::microseconds spin);
+std::chrono::microseconds progress_spin();
 
 }  // namespace choreo::persist
