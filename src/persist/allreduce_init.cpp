@@ -6,6 +6,7 @@
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"
+#include "reduction_unit.hpp"
 
 namespace choreo::persist {
 
@@ -24,11 +25,11 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   const int rank = me.rank, ranks = me.size;
   std::string algorithm;
   std::int64_t bytes = 0;
-  int element_size = 1;
+  int unit = 1;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kAllreduceInitCall, options);
-    element_size = detail::contiguous_size(kAllreduceInitCall, type);
-    bytes = detail::checked_bytes(kAllreduceInitCall, count, element_size);
+    unit = detail::reduction_unit(kAllreduceInitCall, type);
+    bytes = detail::checked_bytes(kAllreduceInitCall, count, unit);
     detail::check_commutative_op(kAllreduceInitCall, op, "recursive doubling and the ring reduce",
                                  "MPI_Allreduce_init");
     algorithm =
@@ -40,7 +41,7 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
       {{"count x type size", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
-    plan = detail::allreduce_plan(algorithm, count, element_size, ranks, rank);
+    plan = detail::allreduce_plan(algorithm, count, unit, ranks, rank);
     plan.choice = detail::named_or(options, "the default rule: recdbl up to 16 KiB, ring above");
     detail::check_tags(kAllreduceInitCall, plan, comm);
   });

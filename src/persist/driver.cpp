@@ -21,7 +21,11 @@ Driver::Driver(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type,
       requests_(plan_.commands.size(), MPI_REQUEST_NULL),
       waiting_(plan_.commands.size()),
       finished_(plan_.commands.size()) {
-  MPI_Type_size(type, &type_size_);
+  // Reductions count elements of `type` by its extent: a pair type's (MPI_DOUBLE_INT) padding
+  // travels with it in the plan's bytes (persist/reduction_type.hpp).
+  MPI_Aint lower = 0, extent = 1;
+  MPI_Type_get_extent(type, &lower, &extent);
+  type_size_ = static_cast<int>(extent);
   // Packed images of non-contiguous buffers, with types of their own (the caller may free
   // theirs once init returned).
   for (auto [layout, packed] : {std::pair{&buffers_.user_layout, &user_packed_},

@@ -67,7 +67,7 @@ class Driver {
   std::vector<std::byte> user_packed_, send_packed_;
   MPI_Datatype type_;
   MPI_Op op_;
-  int type_size_ = 1;
+  int type_size_ = 1;                  // the reduction type's extent
   std::vector<MPI_Request> requests_;  ///< per command; MPI_REQUEST_NULL for reductions
   // State of the running instance.
   std::vector<std::uint32_t> waiting_;

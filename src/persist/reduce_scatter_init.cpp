@@ -10,6 +10,7 @@
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"
+#include "reduction_unit.hpp"
 
 namespace choreo::persist {
 
@@ -27,22 +28,22 @@ Request reduce_scatter_with(const char* call, const char* mpi_call, const void* 
                             const detail::LibraryFactory& library) {
   const detail::Ranks me = detail::ranks_of(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  int element_size = 1;
+  int unit = 1;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(call, options);
-    element_size = detail::contiguous_size(call, type);
+    unit = detail::reduction_unit(call, type);
     detail::check_commutative_op(call, op, "the ring reduces", mpi_call);
     way = detail::way_of(call, options, "ring", "the ring");
   });
   detail::agree_between_ranks(
       call, comm,
       {{"recvcounts", detail::fingerprint(std::as_bytes(std::span(counts)))},
-       {"type size", element_size},
+       {"type size", unit},
        {"algorithm", detail::name_fingerprint(way.algorithm)}});
   return detail::request_by_way(
       call, way, "reduce_scatter",
-      [&] { return detail::reduce_scatter_plan(counts, element_size, in_place, me.size, me.rank); },
+      [&] { return detail::reduce_scatter_plan(counts, unit, in_place, me.size, me.rank); },
       {recvbuf, in_place ? nullptr : sendbuf}, comm, type, op, options, library);
 }
 

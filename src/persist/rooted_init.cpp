@@ -9,6 +9,7 @@
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"
+#include "reduction_unit.hpp"
 
 namespace choreo::persist {
 
@@ -24,14 +25,14 @@ constexpr const char* kBarrierInitCall = "barrier_init";
 Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
-  int element_size = 1;
+  int unit = 1;
   std::int64_t bytes = 0;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kReduceInitCall, options);
     detail::check_root(kReduceInitCall, root, me.size);
-    element_size = detail::contiguous_size(kReduceInitCall, type);
-    bytes = detail::checked_bytes(kReduceInitCall, count, element_size);
+    unit = detail::reduction_unit(kReduceInitCall, type);
+    bytes = detail::checked_bytes(kReduceInitCall, count, unit);
     detail::check_commutative_op(kReduceInitCall, op, "the binomial tree reduces",
                                  "MPI_Reduce_init");
     if (sendbuf == MPI_IN_PLACE && me.rank != root)
@@ -42,12 +43,11 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                               {{"count x type size", bytes},
                                {"root", root},
                                {"algorithm", detail::name_fingerprint(way.algorithm)}});
-  const bool at_root = me.rank == root;
+  const bool at_root = me.rank == root, in_place = sendbuf == MPI_IN_PLACE;
   return detail::request_by_way(
       kReduceInitCall, way, "reduce",
-      [&] { return detail::reduce_plan(count, element_size, root, me.size, me.rank); },
-      {at_root ? recvbuf : nullptr, sendbuf == MPI_IN_PLACE ? nullptr : sendbuf}, comm, type, op,
-      options,
+      [&] { return detail::reduce_plan(count, unit, root, me.size, me.rank); },
+      {at_root ? recvbuf : nullptr, in_place ? nullptr : sendbuf}, comm, type, op, options,
       [&](MPI_Comm own) {
         return detail::library_reduce(sendbuf, recvbuf, count, type, op, root, own);
       });

@@ -9,10 +9,12 @@
 // root, algorithm and layout options, or every rank throws choreo::Error naming the
 // mismatch. Buffers are bound at init, as in MPI: they must stay valid and in place until
 // the request is freed, and must not be touched between start() and completion.
-// Reductions (reduce_init, allreduce_init) need contiguous datatypes (extent == size, lower
-// bound 0). The data-moving collectives take any datatype whose packed form (MPI_Pack) is its
-// data back to back, as on every homogeneous MPI: a non-contiguous buffer is packed at start
-// and unpacked at completion, and messages move its bytes. alltoallv_init needs contiguous ones.
+// Reductions (reduce_init, allreduce_init, reduce_scatter_*) take contiguous datatypes and
+// MPI's pair types with padding (MPI_DOUBLE_INT, ... for MPI_MINLOC and MPI_MAXLOC), not derived
+// non-contiguous ones (MPI defines no predefined op on those). The data-moving collectives take any
+// datatype whose packed form (MPI_Pack) is its data back to back, as on every homogeneous MPI: a
+// non-contiguous buffer is packed at start and unpacked at completion, and messages move its bytes.
+// alltoallv_init needs contiguous ones.
 #include <mpi.h>
 
 #include "choreo/persist/options.hpp"
@@ -85,8 +87,8 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 /// (recvcount elements each, or recvcounts[b] for block b, in rank order); rank r's recvbuf
 /// gets block r reduced by op over all ranks. In place (sendbuf MPI_IN_PLACE), recvbuf holds
 /// the input and gets the result at its start. Every rank passes the same counts; op must be
-/// commutative; contiguous datatypes. Algorithms: "ring" (P-1 steps, each block crossing
-/// every link once), "mpi"; default as reduce_init.
+/// commutative; datatypes as the other reductions. Algorithms: "ring" (P-1 steps, each block
+/// crossing every link once), "mpi"; default as reduce_init.
 Request reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                   const Options& options = {});
