@@ -40,9 +40,10 @@ enum class Route : std::uint8_t { Library, Choreo, Emulated };
 
 /// Where the library has persistent collectives that work, the default takes choreo's for
 /// blocks of at least this many bytes: there choreo's trees, measured against the library's
-/// own over the first starts, were 0.33-1.04x Open MPI's MPIX_X_init (reduce 0.33-0.38x, scatter
-/// 0.74-0.87x, allreduce 0.85-0.98x), while below it the layers of choreo's request cost 0.1-0.5
-/// us and the library's own is kept (docs/BENCHMARKS.md, persistent_mpi4_bench.sh).
+/// own over the first starts, were 0.33-1.05x Open MPI's MPIX_X_init (reduce 0.33-0.43x,
+/// reduce_scatter 0.35-0.57x, scatter 0.71-0.87x, allreduce 0.76-1.05x), while below it the
+/// layers of choreo's request cost 0.1-0.5 us and the library's own is kept (docs/BENCHMARKS.md,
+/// persistent_mpi4_bench.sh).
 constexpr std::int64_t kChoreoOverLibraryFromBytes = std::int64_t{64} << 10;
 
 /// A block size every rank passes alike, or this where the call has none (barrier, v-variants).
@@ -94,10 +95,7 @@ Function library_function(const char* name) {
 /// The bytes of `count` elements of a contiguous type (mpi/datatype_layout.hpp), or -1 when
 /// the type is not contiguous.
 std::int64_t contiguous_bytes(int count, MPI_Datatype type) {
-  int size = 0;
-  if (!choreo::mpi::detail::is_contiguous(type) || PMPI_Type_size(type, &size) != MPI_SUCCESS)
-    return -1;
-  return static_cast<std::int64_t>(count) * size;
+  return choreo::mpi::detail::is_contiguous(type) ? signature_bytes(count, type) : -1;
 }
 
 bool is_inter(MPI_Comm comm) {
