@@ -1,7 +1,8 @@
 /* MPI-4's persistent collectives as a program gets them through libchoreo_pmpi.so, side by side
  * in one run with the MPI library's own: for MPI_Bcast_init, MPI_Allreduce_init,
  * MPI_Reduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Reduce_scatter_block_init (doubles,
- * MPI_SUM, root 0) at 8 B to 1 MiB (per rank's block) and MPI_Barrier_init,
+ * MPI_SUM, root 0), MPI_Neighbor_alltoallv_init (a halo exchange on a periodic 1-D Cartesian
+ * ring) at 8 B to 1 MiB (per rank's block) and MPI_Barrier_init,
  *   drop-in      MPI_X_init as the program calls it, served by the library under its settings
  *                (CHOREO_PERSISTENT: the default, or choreo, or nonblocking);
  *   library      the MPI library's own persistent collective, PMPI_X_init (MPI-4, MPICH) or
@@ -22,16 +23,27 @@
 
 #include "median.h"
 
-enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000, kCollectives = 7 };
+enum { kSubjects = 4, kSizes = 4, kMaxReps = 2000, kCollectives = 8 };
 static const char* const kSubjectNames[kSubjects] = {"drop-in", "library", "nonblocking",
                                                      "blocking"};
 static const int kBytes[kSizes] = {8, 1024, 65536, 1048576};
 /* Every collective to root 0 (from it), doubles, MPI_SUM; gather, scatter and reduce_scatter
-   (MPI_Reduce_scatter_block) move kBytes per rank's block; the barrier moves nothing (one
-   size). */
-enum Collective { kBcast, kAllreduce, kReduce, kGather, kScatter, kReduceScatter, kBarrier };
+   (MPI_Reduce_scatter_block) move kBytes per rank's block; neighbor_alltoallv a block of
+   kBytes to each neighbour on the ring (on 2 ranks both neighbours are one process); the
+   barrier moves nothing (one size). */
+enum Collective {
+  kBcast,
+  kAllreduce,
+  kReduce,
+  kGather,
+  kScatter,
+  kReduceScatter,
+  kNeighbor,
+  kBarrier
+};
 static const char* const kCollectiveNames[kCollectives] = {
-    "bcast", "allreduce", "reduce", "gather", "scatter", "reduce_scatter", "barrier"};
+    "bcast",          "allreduce",          "reduce", "gather", "scatter",
+    "reduce_scatter", "neighbor_alltoallv", "barrier"};
 
 typedef int (*BcastInit)(void*, int, MPI_Datatype, int, MPI_Comm, MPI_Info, MPI_Request*);
 typedef int (*AllreduceInit)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
@@ -41,6 +53,8 @@ typedef int (*ReduceInit)(const void*, void*, int, MPI_Datatype, MPI_Op, int, MP
 typedef int (*GatherInit)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm,
                           MPI_Info, MPI_Request*);
 typedef int (*BarrierInit)(MPI_Comm, MPI_Info, MPI_Request*);
+typedef int (*NeighborInit)(const void*, const int[], const int[], MPI_Datatype, void*, const int[],
+                            const int[], MPI_Datatype, MPI_Comm, MPI_Info, MPI_Request*);
 
 /* The MPI library's own PMPI_<name>, else PMPIX_<name>; NULL when it has neither. */
 static void* library_function(const char* name) {
@@ -56,13 +70,16 @@ static void* library_function(const char* name) {
 
 typedef struct {
   enum Collective collective;
-  int count;        /* doubles per rank's block */
-  double *buf, *in; /* gather: in is the block, buf the root's all; scatter and
-                       reduce_scatter: the reverse */
+  int count;                /* doubles per rank's block */
+  double *buf, *in;         /* gather: in is the block, buf the root's all; scatter and
+                               reduce_scatter: the reverse; neighbor_alltoallv: a block per neighbour */
+  int counts[2], displs[2]; /* neighbor_alltoallv: both neighbours' blocks */
   MPI_Request dropin, library;
 } Case;
 
 static int ranks = 1, rank = 0;
+static MPI_Comm ring;   /* periodic 1-D Cartesian, for neighbor_alltoallv */
+static int left, right; /* its neighbours */
 
 /* The nonblocking (nonblocking != 0) or the blocking collective of c. */
 static void post(Case* c, int nonblocking) {
@@ -94,6 +111,12 @@ static void post(Case* c, int nonblocking) {
       q ? MPI_Ireduce_scatter_block(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, q)
         : MPI_Reduce_scatter_block(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       break;
+    case kNeighbor:
+      q ? MPI_Ineighbor_alltoallv(c->in, c->counts, c->displs, MPI_DOUBLE, c->buf, c->counts,
+                                  c->displs, MPI_DOUBLE, ring, q)
+        : MPI_Neighbor_alltoallv(c->in, c->counts, c->displs, MPI_DOUBLE, c->buf, c->counts,
+                                 c->displs, MPI_DOUBLE, ring);
+      break;
     default:
       q ? MPI_Ibarrier(MPI_COMM_WORLD, q) : MPI_Barrier(MPI_COMM_WORLD);
   }
@@ -117,7 +140,9 @@ static double run(Case* c, int subject) {
 }
 
 /* Rank r's input element i is r + i (scatter: the root's block r; reduce_scatter: i counts
-   over all blocks); 0 wrong elements expected. */
+   over all blocks; neighbor_alltoallv: block k's element i is r + i + k / 2); 0 wrong elements
+   expected. Block 0 comes from the left neighbour, which sent it as its block 1 (MPI-4.1
+   section 8.6, also where both neighbours are one process). */
 static int wrong_elements(const Case* c) {
   int wrong = 0;
   const double sum_of_ranks = ranks * (ranks - 1) / 2.0;
@@ -139,6 +164,10 @@ static int wrong_elements(const Case* c) {
         break;
       case kReduceScatter:
         wrong += c->buf[i] != (double)ranks * (rank * c->count + i) + sum_of_ranks;
+        break;
+      case kNeighbor:
+        wrong += c->buf[i] != left + i + 0.5;
+        wrong += c->buf[c->count + i] != right + i;
         break;
       default:
         break;
@@ -181,6 +210,12 @@ static void make_requests(Case* c, void* const library[kCollectives]) {
       ((AllreduceInit)library[kReduceScatter])(c->in, c->buf, n, MPI_DOUBLE, MPI_SUM, w, none,
                                                &c->library);
       break;
+    case kNeighbor:
+      MPI_Neighbor_alltoallv_init(c->in, c->counts, c->displs, MPI_DOUBLE, c->buf, c->counts,
+                                  c->displs, MPI_DOUBLE, ring, none, &c->dropin);
+      ((NeighborInit)library[kNeighbor])(c->in, c->counts, c->displs, MPI_DOUBLE, c->buf, c->counts,
+                                         c->displs, MPI_DOUBLE, ring, none, &c->library);
+      break;
     default:
       MPI_Barrier_init(w, none, &c->dropin);
       ((BarrierInit)library[kBarrier])(w, none, &c->library);
@@ -197,9 +232,13 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  static const char* const kInits[kCollectives] = {"Bcast_init",   "Allreduce_init",
-                                                   "Reduce_init",  "Gather_init",
-                                                   "Scatter_init", "Reduce_scatter_block_init",
+  static const char* const kInits[kCollectives] = {"Bcast_init",
+                                                   "Allreduce_init",
+                                                   "Reduce_init",
+                                                   "Gather_init",
+                                                   "Scatter_init",
+                                                   "Reduce_scatter_block_init",
+                                                   "Neighbor_alltoallv_init",
                                                    "Barrier_init"};
   void* library[kCollectives];
   for (int k = 0; k < kCollectives; ++k) {
@@ -219,6 +258,9 @@ int main(int argc, char** argv) {
   MPI_Get_library_version(version, &length);
   version[strcspn(version, "\n")] = '\0';
   const char* setting = getenv("CHOREO_PERSISTENT");
+  const int periodic = 1;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, &ranks, &periodic, 0, &ring);
+  MPI_Cart_shift(ring, 0, 1, &left, &right);
   if (rank == 0)
     printf(
         "# %d ranks, %s, CHOREO_PERSISTENT=%s, %d repetitions per subject, seconds\n"
@@ -233,8 +275,15 @@ int main(int argc, char** argv) {
       c->collective = (enum Collective)k;
       c->count = k == kBarrier ? 0 : kBytes[s] / 8;
       const size_t block = (size_t)c->count, all = block * (size_t)ranks;
-      c->buf = calloc(k == kGather ? all : block, sizeof(double));
-      c->in = calloc(k == kScatter || k == kReduceScatter ? all : block, sizeof(double));
+      c->buf = calloc(k == kGather ? all : k == kNeighbor ? 2 * block : block, sizeof(double));
+      c->in = calloc(k == kScatter || k == kReduceScatter ? all
+                     : k == kNeighbor                     ? 2 * block
+                                                          : block,
+                     sizeof(double));
+      c->counts[0] = c->counts[1] = c->count;
+      c->displs[0] = 0;
+      c->displs[1] = c->count;
+      for (size_t i = 0; k == kNeighbor && i < block; ++i) c->in[block + i] = rank + i + 0.5;
       for (size_t i = 0; k == kReduceScatter && i < all; ++i) c->in[i] = rank + (double)i;
       for (size_t i = 0; k != kReduceScatter && i < block; ++i)
         if (k == kScatter)
@@ -258,7 +307,7 @@ int main(int argc, char** argv) {
           times[subject][rep] = run(c, subject);
         }
       /* The drop-in's result from poisoned outputs (the broadcast's root keeps its input). */
-      const size_t out = (size_t)c->count * (k == kGather ? (size_t)ranks : 1);
+      const size_t out = (size_t)c->count * (k == kGather ? (size_t)ranks : k == kNeighbor ? 2 : 1);
       if (k != kBcast || rank != 0)
         for (size_t i = 0; i < out; ++i) c->buf[i] = -1;
       MPI_Start(&c->dropin);
@@ -291,6 +340,7 @@ int main(int argc, char** argv) {
       free(cases[k][s].buf);
       free(cases[k][s].in);
     }
+  MPI_Comm_free(&ring);
   MPI_Finalize();
   return failures == 0 ? 0 : 1;
 }

@@ -2,7 +2,9 @@
 # MPI-4's persistent collectives through libchoreo_pmpi.so against the MPI library's own, the
 # nonblocking and the blocking collective (persistent_mpi4_bench.c), 2 ranks, under MPICH and
 # Open MPI, with the default (CHOREO_PERSISTENT=auto) and with CHOREO_PERSISTENT=choreo: bcast,
-# allreduce, reduce, gather, scatter, reduce_scatter (block) and barrier; one CSV per run in DIR,
+# allreduce, reduce, gather, scatter, reduce_scatter (block), neighbor_alltoallv (on a periodic
+# ring: on 2 ranks the libraries' own pair its blocks wrongly, and the default is choreo's) and
+# barrier; one CSV per run in DIR,
 # per run the drop-in's ratio to the library's persistent and to the nonblocking collective at
 # each size, and with --figures FDIR the figure FDIR/persistent_mpi4.png: a panel per library
 # and collective, every subject's median with the drop-in's quartiles (docs/BENCHMARKS.md).
@@ -82,9 +84,9 @@ done
 read -r lo hi < <(cat "$out"/*.dat | awk 'NR == 1 { lo = $2; hi = $2 }
   { for (c = 2; c <= 4; ++c) { if ($c < lo) lo = $c; if ($c > hi) hi = $c } }
   END { print (lo < 0.5 ? lo / 1.2 : 0.4), (hi > 2.5 ? hi * 1.2 : 3) }')
-script="set terminal pngcairo size 1500,1600 noenhanced font 'sans,10'
+script="set terminal pngcairo size 1900,1600 noenhanced font 'sans,10'
 set output '$figures/persistent_mpi4.png'
-set multiplot layout 4,3 title \"MPI-4 persistent collectives through libchoreo_pmpi.so over a baseline (Open MPI: its own MPIX_X_init; MPICH: its nonblocking MPI_Ix, its own being wrong), 2 ranks, $(nproc) cores, $(hostname)\\n(medians of 300 within one run; band: the default drop-in's quartiles; below 1 is faster)\"
+set multiplot layout 4,4 title \"MPI-4 persistent collectives through libchoreo_pmpi.so over a baseline (Open MPI: its own MPIX_X_init; MPICH: its nonblocking MPI_Ix, its own being wrong), 2 ranks, $(nproc) cores, $(hostname)\\n(medians of 300 within one run; band: the default drop-in's quartiles; below 1 is faster)\"
 set logscale x 2
 set logscale y
 set yrange [$lo:$hi]
@@ -102,7 +104,7 @@ for library in mpich openmpi; do
     openmpi) who="Open MPI 4.1.4"; base=library other=nonblocking
       base_title="own MPIX_X_init (baseline)" other_title="nonblocking MPI_Ix" ;;
   esac
-  for coll in bcast allreduce reduce gather scatter reduce_scatter; do
+  for coll in bcast allreduce reduce gather scatter reduce_scatter neighbor_alltoallv; do
     d="$out/$library-auto.$coll" c="$out/$library-choreo.$coll"
     script+="set title '$coll, $who'
 plot '$d.drop-in.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 noborder lc rgb '#0072B2' notitle, \\
@@ -113,6 +115,8 @@ plot '$d.drop-in.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 no
      1 with lines lw 1 lc rgb '#000000' title '$base_title'
 "
   done
+  script+="set multiplot next
+"  # each library's seven panels start a row
 done
 script+="unset multiplot
 "

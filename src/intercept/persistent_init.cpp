@@ -2,8 +2,8 @@
 // "Persistent collectives"). Each call is served by, in this order:
 //   choreo::persist where it takes the call, under CHOREO_PERSISTENT=choreo or by default where
 //     the library has no persistent collective that works (barrier, bcast, reduce, allreduce,
-//     reduce_scatter(_block), gather(v), scatter(v), allgather(v), alltoall, alltoallv with
-//     contiguous types and commutative ops on an intra-communicator);
+//     reduce_scatter(_block), gather(v), scatter(v), allgather(v), alltoall, alltoallv and
+//     neighbor_alltoallv with contiguous types and commutative ops on an intra-communicator);
 //   the MPI library's own MPI_X_init (MPI-4, e.g. MPICH 4), else Open MPI 4.1's MPIX_X_init
 //     (mpi-ext.h), whose requests are MPI's own in every respect;
 //   an emulation that posts the nonblocking collective (MPI_Ix) at every start, where the
@@ -26,6 +26,7 @@
 
 #include "../mpi/datatype_layout.hpp"
 #include "../mpi/mpich_quirks.hpp"
+#include "../mpi/neighbor_quirks.hpp"
 #include "choreo/error.hpp"
 #include "choreo/mpi_persistent.h"
 #include "choreo/persist/collectives.hpp"
@@ -742,8 +743,17 @@ extern "C" int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendco
                                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   static const auto library =
       library_function<decltype(&MPI_Neighbor_alltoallv_init)>("Neighbor_alltoallv_init");
+  // On a Cartesian grid with a periodic dimension of 1 or 2 ranks the libraries' own deliver
+  // the wrong blocks (mpi/neighbor_quirks.hpp): there choreo's, which follows MPI-4.1, is taken
+  // as where the library has none.
+  const bool library_right = !choreo::mpi::detail::cart_has_looped_dimension(comm);
   return serve(
-      "MPI_Neighbor_alltoallv_init", comm, request, library != nullptr, {},
+      "MPI_Neighbor_alltoallv_init", comm, request, library != nullptr && library_right,
+      [&](std::vector<MPI_Datatype>& held) {
+        return persist::neighbor_alltoallv_init(
+            sendbuf, sendcounts, sdispls, held_type(sendtype, held), recvbuf, recvcounts, rdispls,
+            held_type(recvtype, held), comm, persist_options(info));
+      },
       [&] {
         return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                        recvtype, comm, info, request);

@@ -58,6 +58,8 @@ class Driver {
   void pack_inputs();
   void unpack_outputs();
   void retire(int finished_count);
+  /// A flat plan's messages have all completed.
+  void complete_all();
 
   Plan plan_;
   UserBuffers buffers_;
@@ -68,7 +70,8 @@ class Driver {
   MPI_Datatype type_;
   MPI_Op op_;
   int type_size_ = 1;                  // the reduction type's extent
-  std::vector<MPI_Request> requests_;  ///< per command; MPI_REQUEST_NULL for reductions
+  std::vector<MPI_Request> requests_;  ///< per command; MPI_REQUEST_NULL for reductions and,
+                                       ///< between instances, a flat plan's
   // State of the running instance.
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> ready_;
@@ -76,6 +79,10 @@ class Driver {
   std::vector<std::uint32_t> owner_;  ///< active_[k] belongs to command owner_[k]
   std::vector<int> finished_;
   std::size_t completed_ = 0;
+  /// Every command a message that waits for none (a neighbourhood exchange, a linear gatherv's
+  /// leaf): posted as MPI_Irecv and MPI_Isend at begin() and completed by one MPI_Waitall or
+  /// MPI_Testall, with no persistent request and no bookkeeping per command.
+  bool flat_ = false;
 };
 
 }  // namespace choreo::persist::detail

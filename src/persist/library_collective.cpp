@@ -238,6 +238,23 @@ std::unique_ptr<LibraryCollective> library_reduce_scatter(const void* sendbuf, v
       });
 }
 
+std::unique_ptr<LibraryCollective> library_neighbor_alltoallv(
+    const void* sendbuf, std::vector<int> sendcounts, std::vector<int> sdispls,
+    MPI_Datatype sendtype, void* recvbuf, std::vector<int> recvcounts, std::vector<int> rdispls,
+    MPI_Datatype recvtype, MPI_Comm comm) {
+  const auto out = keep(std::move(sendcounts), std::move(sdispls));
+  const auto in = keep(std::move(recvcounts), std::move(rdispls));
+  return std::make_unique<LibraryCollective>(
+      "Neighbor_alltoallv",
+      INIT(Neighbor_alltoallv, sendbuf, out->counts.data(), out->displs.data(), sendtype, recvbuf,
+           in->counts.data(), in->displs.data(), recvtype, comm),
+      [=](MPI_Request* request) {
+        return MPI_Ineighbor_alltoallv(sendbuf, out->counts.data(), out->displs.data(), sendtype,
+                                       recvbuf, in->counts.data(), in->displs.data(), recvtype,
+                                       comm, request);
+      });
+}
+
 std::string library_bcast_name() {
   return use_persistent() ? std::string(kPersistentPrefix) + "Bcast_init" : "MPI_Ibcast";
 }

@@ -86,6 +86,12 @@ std::unique_ptr<LibraryCollective> library_reduce_scatter(const void* sendbuf, v
                                                           MPI_Datatype type, MPI_Op op,
                                                           MPI_Comm comm);
 
+/// The neighbourhood exchange on comm's topology; counts and displacements per neighbour.
+std::unique_ptr<LibraryCollective> library_neighbor_alltoallv(
+    const void* sendbuf, std::vector<int> sendcounts, std::vector<int> sdispls,
+    MPI_Datatype sendtype, void* recvbuf, std::vector<int> recvcounts, std::vector<int> rdispls,
+    MPI_Datatype recvtype, MPI_Comm comm);
+
 /// What library_bcast runs: "MPI_Bcast_init", "MPIX_Bcast_init" or "MPI_Ibcast".
 std::string library_bcast_name();
 

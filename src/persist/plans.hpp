@@ -76,6 +76,17 @@ Plan allgatherv_plan(const VectorBlocks& blocks, int ranks, int rank);
 /// own block is copied to recvbuf's start. The input is sendbuf, or recvbuf in place.
 Plan reduce_scatter_plan(const std::vector<std::int64_t>& counts, int element_size, bool in_place,
                          int ranks, int rank);
+/// One message of a neighbourhood exchange: its peer (a rank; the caller leaves out
+/// MPI_PROC_NULL), tag, bytes and offset in its buffer (recvbuf for a receive, sendbuf for a send).
+struct NeighborMessage {
+  int peer = 0, tag = 0;
+  std::int64_t bytes = 0, offset = 0;
+};
+/// The direct neighbourhood exchange: every receive, then every send, all posted at start
+/// (MPI's non-overtaking order then pairs repeated edges with equal tags in list order).
+/// Empty messages are left out: init checked that both sides of each edge know its count.
+Plan neighbor_alltoallv_plan(const std::vector<NeighborMessage>& receives,
+                             const std::vector<NeighborMessage>& sends);
 /// The dissemination barrier: empty messages only.
 Plan barrier_plan(int ranks, int rank);
 

@@ -1,9 +1,10 @@
 #pragma once
 // Persistent collectives in the shape of MPI-4's MPI_Bcast_init, MPI_Reduce_init,
 // MPI_Allreduce_init, MPI_Gather_init, MPI_Scatter_init, MPI_Allgather_init,
-// MPI_Alltoallv_init, MPI_Reduce_scatter(_block)_init and MPI_Barrier_init, built from the
-// Schedules of choreo's collective generators (and, for alltoallv, its schedulers) and run by one
-// of three engines (options.hpp; docs/persistent.md).
+// MPI_Alltoallv_init, MPI_Reduce_scatter(_block)_init, MPI_Barrier_init and
+// MPI_Neighbor_alltoallv_init, built from the Schedules of choreo's collective generators (and,
+// for alltoallv, its schedulers) and run by one of three engines (options.hpp;
+// docs/persistent.md).
 //
 // Each call is collective over comm: every rank must pass the same count (x type size),
 // root, algorithm and layout options, or every rank throws choreo::Error naming the
@@ -14,7 +15,7 @@
 // non-contiguous ones (MPI defines no predefined op on those). The data-moving collectives take any
 // datatype whose packed form (MPI_Pack) is its data back to back, as on every homogeneous MPI: a
 // non-contiguous buffer is packed at start and unpacked at completion, and messages move its bytes.
-// alltoallv_init needs contiguous ones.
+// alltoallv_init and neighbor_alltoallv_init need contiguous ones.
 #include <mpi.h>
 
 #include "choreo/persist/options.hpp"
@@ -111,5 +112,17 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                        const Options& options = {});
+
+/// The neighbourhood exchange of MPI_Neighbor_alltoallv on comm's topology (Cartesian, graph
+/// or distributed graph): block k of sendbuf (sendcounts[k] elements at sdispls[k]) goes to the
+/// k-th out-neighbour, block k of recvbuf comes from the k-th in-neighbour, in MPI's order of
+/// neighbours (a Cartesian dimension's -1 neighbour before its +1 one). Init checks, with each
+/// neighbour only, that both sides of every edge describe the same bytes: O(degree) time and
+/// memory. Contiguous datatypes. Algorithms: "direct" (every receive, then every send, posted
+/// at start), "mpi"; default as reduce_init.
+Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                const Options& options = {});
 
 }  // namespace choreo::persist
