@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <type_traits>
 #include <vector>
 
 #include "choreo/persist/request.hpp"
@@ -45,6 +46,7 @@ class Emulated final : public Owned {
   std::vector<MPI_Datatype> duplicates_;
   std::vector<std::vector<int>> ints_;
   std::vector<std::vector<MPI_Aint>> aints_;
+  std::vector<std::vector<MPI_Count>> counts_;
   std::vector<std::vector<MPI_Datatype>> types_;
   MPI_Request inner_ = MPI_REQUEST_NULL;
 };
@@ -72,6 +74,8 @@ const T* Emulated::keep(const T* values, int count) {
       return ints_;
     else if constexpr (std::is_same_v<T, MPI_Aint>)
       return aints_;
+    else if constexpr (std::is_same_v<T, MPI_Count>)  // where it is not MPI_Aint's type
+      return counts_;
     else
       return types_;
   }();

@@ -2,6 +2,7 @@
 // plans: bcast_plan.cpp).
 #include <fmt/format.h>
 
+#include <climits>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -20,7 +21,7 @@ constexpr const char* kBcastInitCall = "bcast_init";
 
 /// The broadcast to run and why: the caller's algorithm, or the model's choice when none
 /// was named (the same on every rank: a function of arguments all ranks agree on).
-std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type, int root,
+std::pair<detail::BcastShape, std::string> shape_of(MPI_Count count, MPI_Datatype type, int root,
                                                     int ranks, const Options& options) {
   const std::int64_t bytes =
       detail::checked_bytes(kBcastInitCall, count, detail::element_size(kBcastInitCall, type));
@@ -40,6 +41,11 @@ std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type
       kBcastInitCall, options, "",
       {"binomial", "kary_pipeline", "multitree", "multitree_torus", "mpi"});
   if (algorithm == "mpi") {
+    if (count > INT_MAX)
+      throw Error(
+          fmt::format("{}: the MPI library's own broadcast (\"mpi\") takes an int count "
+                      "here, not {}; name \"kary_pipeline\" or \"multitree\", or none",
+                      kBcastInitCall, count));
     detail::BcastShape library;
     library.algorithm = "mpi";
     library.bytes = bytes;
@@ -53,6 +59,11 @@ std::pair<detail::BcastShape, std::string> shape_of(int count, MPI_Datatype type
 
 Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                    const Options& options) {
+  return bcast_init_c(buf, count, type, root, comm, options);
+}
+
+Request bcast_init_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                     const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
   detail::BcastShape shape;
@@ -75,8 +86,11 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
        {"torus y", shape.torus[1]},
        {"torus z", shape.torus[2]},
        {"torus placement", detail::fingerprint(std::as_bytes(std::span(shape.node_of_rank)))}});
+  // The library's own broadcast takes an int count here (MPICH 4.0.2's MPI_Ibcast_c and
+  // MPI_Bcast_init_c fail past one: "Invalid communicator"), so a larger one is not measured.
+  const bool library_takes_it = count <= INT_MAX;
   const detail::LibraryFactory library = [&](MPI_Comm own) {
-    return detail::library_bcast(buf, count, type, root, own);
+    return detail::library_bcast(buf, static_cast<int>(count), type, root, own);
   };
   if (shape.algorithm == "mpi") {
     detail::Plan named;
@@ -92,7 +106,8 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
   });
   // The model's tree and the MPI library's own broadcast: the default engine with no
   // algorithm named measures both over the first starts and keeps the faster (LibraryTrial).
-  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands;
+  const bool measured =
+      options.algorithm.empty() && options.engine == Engine::Commands && library_takes_it;
   return detail::make_request(std::move(plan), {buf, nullptr, layout}, comm, MPI_BYTE, MPI_OP_NULL,
                               options, measured ? library : detail::LibraryFactory{});
 }

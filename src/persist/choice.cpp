@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
 #include <cmath>
 
 #include "choreo/coll_pipeline.hpp"
@@ -78,9 +79,12 @@ BcastChoice choose_bcast(std::int64_t bytes, int root, int ranks, const Options&
     BcastShape shape = bcast_shape(algorithm, bytes, root, ranks, with);
     out.considered.push_back({shape, predict_bcast(shape, ranks, out.model)});
   };
-  consider("binomial", 0);
+  // Past INT_MAX bytes no MPI message holds the whole buffer (MPI's int count): then only
+  // the pipelines, whose segments do, are candidates, on 2 ranks too (a chain of segments).
+  const bool whole_buffer_fits = bytes <= INT_MAX;
+  if (whole_buffer_fits) consider("binomial", 0);
+  if (ranks >= 3 || !whole_buffer_fits) consider("kary_pipeline", 1);
   if (ranks >= 3) {  // on 2 ranks every broadcast is one message: binomial sends it whole
-    consider("kary_pipeline", 1);
     consider("kary_pipeline", 2);
     if (options.parts >= 1 && options.parts <= std::max(options.arity, 3))
       consider("multitree", std::max(options.arity, 3));

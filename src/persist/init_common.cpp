@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 
 #include "../mpi/datatype_layout.hpp"
@@ -120,9 +121,12 @@ void check_root(const char* call, int root, int ranks) {
                             ranks - 1));
 }
 
-std::int64_t checked_bytes(const char* call, int count, int element_size) {
+std::int64_t checked_bytes(const char* call, std::int64_t count, int element_size) {
   if (count < 0) throw Error(fmt::format("{}: count must be 0 or more, not {}", call, count));
-  return std::int64_t{count} * element_size;
+  if (element_size > 0 && count > INT64_MAX / element_size)
+    throw Error(
+        fmt::format("{}: {} elements of {} bytes pass 2^63 bytes", call, count, element_size));
+  return count * element_size;
 }
 
 void agree_between_ranks(const char* call, MPI_Comm comm, const Fields& fields) {

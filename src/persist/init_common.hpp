@@ -56,7 +56,7 @@ void check_commutative_op(const char* call, MPI_Op op, std::string_view algorith
 void check_root(const char* call, int root, int ranks);
 
 /// Throws unless count >= 0 and count * element_size fits 64 bits; returns the bytes.
-std::int64_t checked_bytes(const char* call, int count, int element_size);
+std::int64_t checked_bytes(const char* call, std::int64_t count, int element_size);
 
 /// Every rank must pass the same value for each named field; otherwise every rank throws
 /// an error naming the first field that differs.

@@ -1055,6 +1055,32 @@ void neighbor_cases() {
   });
 }
 
+/// bcast_init_c past INT_MAX, made and freed without a start (no 2 GiB buffer needed: init
+/// never touches the data): the default takes a pipeline and does not measure the library's
+/// own; the binomial tree (one whole-buffer message) and the library's own are refused on
+/// every rank. mpi.persistent_large_count_2 moves such a broadcast's data.
+void large_count_cases() {
+  const MPI_Count count = (MPI_Count{1} << 31) + 3;
+  std::uint8_t byte = 0;
+  Request request = choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (request.algorithm().find("pipeline") == std::string::npos &&
+      request.algorithm().find("multitree") == std::string::npos)
+    fail(fmt::format("bcast_init_c of {} bytes runs {}", count, request.algorithm()));
+  if (mentions(request, "measured"))
+    fail("bcast_init_c past INT_MAX measured the library's own: " + request.describe());
+  request.free();
+  ++g_cases;
+  for (const char* algorithm : {"binomial", "mpi"}) {
+    if (g_ranks == 1 && algorithm == std::string("binomial")) continue;  // no message at all
+    Options options;
+    options.algorithm = algorithm;
+    expect_error(
+        std::string("bcast_init_c past INT_MAX, ") + algorithm,
+        algorithm == std::string("mpi") ? "takes an int count" : "exceeds MPI's int count",
+        [&] { choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD, options); });
+  }
+}
+
 /// 2000 start/wait cycles of a small broadcast per engine, data checked every time.
 void many_cycles() {
   for (Engine engine : kEngines) {
@@ -1302,6 +1328,7 @@ int main(int argc, char** argv) {
     if (wants("allgather")) allgather_cases();
     if (wants("alltoallv")) alltoallv_cases();
     if (wants("neighbor")) neighbor_cases();
+    if (wants("large")) large_count_cases();
     if (wants("reduce")) reduce_cases();
     if (wants("reduce_scatter")) reduce_scatter_cases();
     if (wants("gather_scatter")) gather_scatter_cases();

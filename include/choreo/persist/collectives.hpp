@@ -28,6 +28,13 @@ namespace choreo::persist {
 /// the model's tree, measured against the library's own with the commands engine.
 Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                    const Options& options = {});
+/// bcast_init with MPI-4's large count, as MPI_Bcast_init_c: count may pass INT_MAX (the bytes
+/// travel in segments an int counts; the default then takes a pipeline, never the binomial
+/// tree's whole-buffer message, and does not measure the library's own, which takes an int
+/// count here). Datatypes as bcast_init; a non-contiguous one is packed whole, so its count
+/// stays within an int.
+Request bcast_init_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                     const Options& options = {});
 
 /// recvbuf = op over all ranks of sendbuf (sendbuf may be MPI_IN_PLACE: recvbuf holds the
 /// input). op must be commutative (MPI_Op_commutative). Algorithms: "recdbl", "ring".

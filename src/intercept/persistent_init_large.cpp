@@ -1,0 +1,552 @@
+// MPI-4.0's large-count persistent collective inits (MPI_Bcast_init_c, ...), defined where the
+// MPI library is MPI-4 (docs/intercept.md, "Persistent collectives"). Without them a program
+// calling the _c form would reach the library's own, which MPICH 4.0.x gets wrong.
+//   A call whose counts fit an int is the standard init's call: every rank's block bytes, which
+//   MPI requires to match, decide alike, and the standard init serves it as it serves any
+//   (choreo::persist under the default, the library's own, or the emulation).
+//   Larger counts, and the v-variants (whose count arrays a narrowed copy could not keep alive
+//   for the library's own request), go to the library's own MPI_X_init_c, or to the emulation
+//   posting MPI_Ix_c at every start where the library's own are wrong.
+#include <mpi.h>
+
+#if MPI_VERSION >= 4
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <vector>
+
+#include "choreo/persist/collectives.hpp"
+#include "persistent_serve.hpp"
+
+namespace choreo::intercept::persistent {
+namespace {
+
+/// count elements of type in bytes, saturating; kNoAgreedBytes for a negative count or an
+/// invalid type (the call then keeps its _c form, whose library reports it).
+std::int64_t large_signature_bytes(MPI_Count count, MPI_Datatype type) {
+  int size = 0;
+  if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+    return kNoAgreedBytes;
+  if (size > 0 && count > INT64_MAX / size) return INT64_MAX;
+  return static_cast<std::int64_t>(count) * size;
+}
+
+/// Whether the standard init can take a call whose block is `bytes` (agreed by all ranks).
+bool fits_int(std::int64_t bytes) { return bytes >= 0 && bytes <= INT_MAX; }
+
+/// A count for the standard init of a call that fits_int: a significant count is at most the
+/// block's bytes, so it fits; one past INT_MAX can only be of an empty datatype (still no bytes
+/// when narrowed) or an argument MPI ignores on this rank.
+int narrow(MPI_Count count) {
+  return static_cast<int>(std::clamp<MPI_Count>(count, INT_MIN, INT_MAX));
+}
+
+/// Serves a call that keeps its _c form: the library's own MPI_X_init_c, else the emulation.
+template <class CallLibrary, class SetUp>
+int serve_large(const char* call, MPI_Comm comm, MPI_Request* request, bool has_library,
+                CallLibrary call_library, SetUp set_up) {
+  return serve(call, comm, request, has_library, MakeChoreo{}, call_library, set_up);
+}
+
+/// The root-relative side of a rooted call's block: the root's (receive side of a gather, send
+/// side of a scatter) at the root, the rank's own elsewhere.
+std::int64_t rooted_bytes(MPI_Comm comm, int root, MPI_Count root_count, MPI_Datatype root_type,
+                          MPI_Count own_count, MPI_Datatype own_type) {
+  return at_root(comm, root) ? large_signature_bytes(root_count, root_type)
+                             : large_signature_bytes(own_count, own_type);
+}
+
+}  // namespace
+}  // namespace choreo::intercept::persistent
+
+using choreo::intercept::persistent::degrees;
+using choreo::intercept::persistent::Emulated;
+using choreo::intercept::persistent::fits_int;
+using choreo::intercept::persistent::large_signature_bytes;
+using choreo::intercept::persistent::library_function;
+using choreo::intercept::persistent::narrow;
+using choreo::intercept::persistent::peers;
+using choreo::intercept::persistent::rooted_bytes;
+using choreo::intercept::persistent::serve_large;
+
+// ---- one block size per call: the standard init where it fits ------------------------------
+
+extern "C" int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return MPI_Bcast_init(buffer, narrow(count), datatype, root, comm, info, request);
+  // Past an int's count choreo::persist's pipelines take it (MPICH 4.0.2's own and its
+  // MPI_Ibcast_c fail there: "Invalid communicator").
+  static const auto library = library_function<decltype(&MPI_Bcast_init_c)>("Bcast_init_c");
+  return choreo::intercept::persistent::serve(
+      "MPI_Bcast_init_c", comm, request, library != nullptr,
+      [&](std::vector<MPI_Datatype>& held) {
+        return choreo::persist::bcast_init_c(
+            buffer, count, choreo::intercept::persistent::held_type(datatype, held), root, comm,
+            choreo::intercept::persistent::persist_options(info));
+      },
+      [&] { return library(buffer, count, datatype, root, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) { return PMPI_Ibcast_c(buffer, count, held, root, comm, r); };
+      },
+      [&] { return large_signature_bytes(count, datatype); });
+}
+
+extern "C" int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return MPI_Reduce_init(sendbuf, recvbuf, narrow(count), datatype, op, root, comm, info,
+                           request);
+  static const auto library = library_function<decltype(&MPI_Reduce_init_c)>("Reduce_init_c");
+  return serve_large(
+      "MPI_Reduce_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce_c(sendbuf, recvbuf, count, held, op, root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return MPI_Allreduce_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Allreduce_init_c)>("Allreduce_init_c");
+  return serve_large(
+      "MPI_Allreduce_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallreduce_c(sendbuf, recvbuf, count, held, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                               MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return MPI_Scan_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Scan_init_c)>("Scan_init_c");
+  return serve_large(
+      "MPI_Scan_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscan_c(sendbuf, recvbuf, count, held, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return MPI_Exscan_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Exscan_init_c)>("Exscan_init_c");
+  return serve_large(
+      "MPI_Exscan_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iexscan_c(sendbuf, recvbuf, count, held, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
+                                               MPI_Count recvcount, MPI_Datatype datatype,
+                                               MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request* request) {
+  if (fits_int(large_signature_bytes(recvcount, datatype)))
+    return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, narrow(recvcount), datatype, op, comm,
+                                         info, request);
+  static const auto library =
+      library_function<decltype(&MPI_Reduce_scatter_block_init_c)>("Reduce_scatter_block_init_c");
+  return serve_large(
+      "MPI_Reduce_scatter_block_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, held, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(rooted_bytes(comm, root, recvcount, recvtype, sendcount, sendtype)))
+    return MPI_Gather_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
+                           recvtype, root, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Gather_init_c)>("Gather_init_c");
+  return serve_large(
+      "MPI_Gather_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Igather_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, root,
+                                comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(rooted_bytes(comm, root, sendcount, sendtype, recvcount, recvtype)))
+    return MPI_Scatter_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
+                            recvtype, root, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Scatter_init_c)>("Scatter_init_c");
+  return serve_large(
+      "MPI_Scatter_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscatter_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, root,
+                                 comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  // Every rank's block is recvcount elements of recvtype (the send side matches it).
+  if (fits_int(large_signature_bytes(recvcount, recvtype)))
+    return MPI_Allgather_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
+                              recvtype, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Allgather_init_c)>("Allgather_init_c");
+  return serve_large(
+      "MPI_Allgather_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallgather_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv,
+                                   comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(large_signature_bytes(recvcount, recvtype)))
+    return MPI_Alltoall_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
+                             recvtype, comm, info, request);
+  static const auto library = library_function<decltype(&MPI_Alltoall_init_c)>("Alltoall_init_c");
+  return serve_large(
+      "MPI_Alltoall_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoall_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv,
+                                  comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
+                                             MPI_Datatype sendtype, void* recvbuf,
+                                             MPI_Count recvcount, MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(large_signature_bytes(sendcount, sendtype)))
+    return MPI_Neighbor_allgather_init(sendbuf, narrow(sendcount), sendtype, recvbuf,
+                                       narrow(recvcount), recvtype, comm, info, request);
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_allgather_init_c)>("Neighbor_allgather_init_c");
+  return serve_large(
+      "MPI_Neighbor_allgather_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, held_send, recvbuf, recvcount,
+                                            held_recv, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
+                                            MPI_Datatype sendtype, void* recvbuf,
+                                            MPI_Count recvcount, MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  if (fits_int(large_signature_bytes(sendcount, sendtype)))
+    return MPI_Neighbor_alltoall_init(sendbuf, narrow(sendcount), sendtype, recvbuf,
+                                      narrow(recvcount), recvtype, comm, info, request);
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoall_init_c)>("Neighbor_alltoall_init_c");
+  return serve_large(
+      "MPI_Neighbor_alltoall_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, held_send, recvbuf, recvcount,
+                                           held_recv, comm, r);
+        };
+      });
+}
+
+// ---- count arrays: the library's own _c form, else the emulation ----------------------------
+
+extern "C" int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Gatherv_init_c)>("Gatherv_init_c");
+  return serve_large(
+      "MPI_Gatherv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+                       comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = choreo::intercept::persistent::at_root(comm, root) ? peers(comm) : 0;
+        const MPI_Count* counts = e.keep(recvcounts, n);
+        const MPI_Aint* places = e.keep(displs, n);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Igatherv_c(sendbuf, sendcount, held_send, recvbuf, counts, places, held_recv,
+                                 root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                   const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Scatterv_init_c)>("Scatterv_init_c");
+  return serve_large(
+      "MPI_Scatterv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+                       comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = choreo::intercept::persistent::at_root(comm, root) ? peers(comm) : 0;
+        const MPI_Count* counts = e.keep(sendcounts, n);
+        const MPI_Aint* places = e.keep(displs, n);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iscatterv_c(sendbuf, counts, places, held_send, recvbuf, recvcount, held_recv,
+                                  root, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void* recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Allgatherv_init_c)>("Allgatherv_init_c");
+  return serve_large(
+      "MPI_Allgatherv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const MPI_Count* counts = e.keep(recvcounts, n);
+        const MPI_Aint* places = e.keep(displs, n);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Iallgatherv_c(sendbuf, sendcount, held_send, recvbuf, counts, places,
+                                    held_recv, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                    const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Alltoallv_init_c)>("Alltoallv_init_c");
+  return serve_large(
+      "MPI_Alltoallv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const int sent = sendbuf == MPI_IN_PLACE ? 0 : n;  // MPI ignores them in place
+        const MPI_Count* scounts = e.keep(sendcounts, sent);
+        const MPI_Aint* splaces = e.keep(sdispls, sent);
+        const MPI_Count* rcounts = e.keep(recvcounts, n);
+        const MPI_Aint* rplaces = e.keep(rdispls, n);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoallv_c(sendbuf, scounts, splaces, held_send, recvbuf, rcounts, rplaces,
+                                   held_recv, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                    const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                    void* recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library = library_function<decltype(&MPI_Alltoallw_init_c)>("Alltoallw_init_c");
+  return serve_large(
+      "MPI_Alltoallw_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const int n = peers(comm);
+        const int sent = sendbuf == MPI_IN_PLACE ? 0 : n;
+        const MPI_Count* scounts = e.keep(sendcounts, sent);
+        const MPI_Aint* splaces = e.keep(sdispls, sent);
+        const MPI_Datatype* stypes = e.hold(sendtypes, sent);
+        const MPI_Count* rcounts = e.keep(recvcounts, n);
+        const MPI_Aint* rplaces = e.keep(rdispls, n);
+        const MPI_Datatype* rtypes = e.hold(recvtypes, n);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ialltoallw_c(sendbuf, scounts, splaces, stypes, recvbuf, rcounts, rplaces,
+                                   rtypes, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
+                                         const MPI_Count recvcounts[], MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                         MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Reduce_scatter_init_c)>("Reduce_scatter_init_c");
+  return serve_large(
+      "MPI_Reduce_scatter_init_c", comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        int size = 0;  // the local group's blocks, on either kind of communicator
+        PMPI_Comm_size(comm, &size);
+        const MPI_Count* counts = e.keep(recvcounts, size);
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, counts, held, op, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
+                                              MPI_Datatype sendtype, void* recvbuf,
+                                              const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_allgatherv_init_c)>("Neighbor_allgatherv_init_c");
+  return serve_large(
+      "MPI_Neighbor_allgatherv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                       info, request);
+      },
+      [&](Emulated& e) {
+        const int in = degrees(comm).first;
+        const MPI_Count* counts = e.keep(recvcounts, in);
+        const MPI_Aint* places = e.keep(displs, in);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, held_send, recvbuf, counts, places,
+                                             held_recv, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[], MPI_Datatype sendtype,
+                                             void* recvbuf, const MPI_Count recvcounts[],
+                                             const MPI_Aint rdispls[], MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoallv_init_c)>("Neighbor_alltoallv_init_c");
+  return serve_large(
+      "MPI_Neighbor_alltoallv_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                       recvtype, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const auto [in, out] = degrees(comm);
+        const MPI_Count* scounts = e.keep(sendcounts, out);
+        const MPI_Aint* splaces = e.keep(sdispls, out);
+        const MPI_Count* rcounts = e.keep(recvcounts, in);
+        const MPI_Aint* rplaces = e.keep(rdispls, in);
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoallv_c(sendbuf, scounts, splaces, held_send, recvbuf, rcounts,
+                                            rplaces, held_recv, comm, r);
+        };
+      });
+}
+
+extern "C" int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                             const MPI_Aint sdispls[],
+                                             const MPI_Datatype sendtypes[], void* recvbuf,
+                                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                             const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                             MPI_Info info, MPI_Request* request) {
+  static const auto library =
+      library_function<decltype(&MPI_Neighbor_alltoallw_init_c)>("Neighbor_alltoallw_init_c");
+  return serve_large(
+      "MPI_Neighbor_alltoallw_init_c", comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                       recvtypes, comm, info, request);
+      },
+      [&](Emulated& e) {
+        const auto [in, out] = degrees(comm);
+        const MPI_Count* scounts = e.keep(sendcounts, out);
+        const MPI_Aint* splaces = e.keep(sdispls, out);
+        const MPI_Datatype* stypes = e.hold(sendtypes, out);
+        const MPI_Count* rcounts = e.keep(recvcounts, in);
+        const MPI_Aint* rplaces = e.keep(rdispls, in);
+        const MPI_Datatype* rtypes = e.hold(recvtypes, in);
+        e.post = [=](MPI_Request* r) {
+          return PMPI_Ineighbor_alltoallw_c(sendbuf, scounts, splaces, stypes, recvbuf, rcounts,
+                                            rplaces, rtypes, comm, r);
+        };
+      });
+}
+
+#endif  // MPI_VERSION >= 4
