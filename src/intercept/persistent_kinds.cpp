@@ -60,6 +60,12 @@ int Emulated::progress(bool& finished) {
   return code;
 }
 
+int Emulated::finish() { return next::Wait(&inner_, MPI_STATUS_IGNORE); }
+
+int ChoreoCollective::finish() {
+  return guarded(call(), [&] { request_.wait(); });
+}
+
 int ChoreoCollective::start() {
   return guarded(call(), [&] { request_.start(); });
 }

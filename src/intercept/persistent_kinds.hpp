@@ -40,6 +40,7 @@ class Emulated final : public Owned {
   Post post;
   int start() override { return post(&inner_); }
   int progress(bool& finished) override;
+  int finish() override;
   int release() override;
 
  private:
@@ -58,6 +59,7 @@ class ChoreoCollective final : public Owned {
       : Owned(call, comm), request_(std::move(request)), duplicates_(std::move(duplicates)) {}
   int start() override;
   int progress(bool& finished) override;
+  int finish() override;
   int release() override;
 
  private:

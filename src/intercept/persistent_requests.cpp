@@ -249,8 +249,11 @@ int Test(MPI_Request* request, int* flag, MPI_Status* status) {
 int Wait(MPI_Request* request, MPI_Status* status) {
   Owned* owned = any() ? find(*request) : nullptr;
   if (owned == nullptr) return next::Wait(request, status);
-  while (owned->active && !owned->done)
-    if (const int code = progress(*owned); code != MPI_SUCCESS) return code;
+  if (owned->active && !owned->done) {
+    if (const int code = owned->finish(); code != MPI_SUCCESS)
+      return fail(*owned, code, "the collective failed");
+    owned->done = true;
+  }
   complete(*owned);
   empty_status(*request, status);
   return MPI_SUCCESS;

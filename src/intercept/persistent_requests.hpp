@@ -24,6 +24,14 @@ class Owned {
   virtual int start() = 0;
   /// Moves the started instance on; sets finished once it completed. An MPI error code.
   virtual int progress(bool& finished) = 0;
+  /// Blocks until the started instance completed (MPI_Wait on one request): by default
+  /// progress() until finished; a kind that can block inside MPI does so. An MPI error code.
+  virtual int finish() {
+    bool finished = false;
+    while (!finished)
+      if (const int code = progress(finished); code != MPI_SUCCESS) return code;
+    return MPI_SUCCESS;
+  }
   /// Releases what the instance holds (the request is inactive).
   virtual int release() { return MPI_SUCCESS; }
 

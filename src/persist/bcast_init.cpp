@@ -106,8 +106,9 @@ Request bcast_init_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MP
   });
   // The model's tree and the MPI library's own broadcast: the default engine with no
   // algorithm named measures both over the first starts and keeps the faster (LibraryTrial).
-  const bool measured =
-      options.algorithm.empty() && options.engine == Engine::Commands && library_takes_it;
+  const bool measured = options.algorithm.empty() && options.engine == Engine::Commands &&
+                        library_takes_it &&
+                        ranks > 1;  // one rank moves no message: nothing to measure
   return detail::make_request(std::move(plan), {buf, nullptr, layout}, comm, MPI_BYTE, MPI_OP_NULL,
                               options, measured ? library : detail::LibraryFactory{});
 }

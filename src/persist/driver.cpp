@@ -39,7 +39,7 @@ Driver::Driver(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type,
     layout->type = own;
   }
   flat_ = !plan_.commands.empty() && std::ranges::all_of(plan_.commands, [](const Command& c) {
-    return (c.kind == CommandKind::Send || c.kind == CommandKind::Recv) && c.dependencies == 0;
+    return c.kind != CommandKind::Reduce && c.dependencies == 0 && c.dependents.empty();
   });
   for (std::size_t i = 0; i < plan_.commands.size() && !flat_; ++i) {
     const Command& c = plan_.commands[i];
@@ -121,8 +121,10 @@ void Driver::begin() {
       const int count = static_cast<int>(c.bytes);
       if (c.kind == CommandKind::Send)
         MPI_Isend(address(c.data), count, MPI_BYTE, c.peer, c.tag, comm_, &requests_[i]);
-      else
+      else if (c.kind == CommandKind::Recv)
         MPI_Irecv(address(c.data), count, MPI_BYTE, c.peer, c.tag, comm_, &requests_[i]);
+      else
+        copy(c);  // its request stays MPI_REQUEST_NULL, which the waits skip
     }
     return;
   }

@@ -79,9 +79,10 @@ class Driver {
   std::vector<std::uint32_t> owner_;  ///< active_[k] belongs to command owner_[k]
   std::vector<int> finished_;
   std::size_t completed_ = 0;
-  /// Every command a message that waits for none (a neighbourhood exchange, a linear gatherv's
-  /// leaf): posted as MPI_Irecv and MPI_Isend at begin() and completed by one MPI_Waitall or
-  /// MPI_Testall, with no persistent request and no bookkeeping per command.
+  /// No command waits for another or releases one, and none reduces (a neighbourhood exchange,
+  /// a tree's leaf, a 2-rank gather's root with its own block's copy): the messages are posted
+  /// as MPI_Irecv and MPI_Isend and the copies made at begin(), and one MPI_Waitall or
+  /// MPI_Testall completes them, with no persistent request and no bookkeeping per command.
   bool flat_ = false;
 };
 

@@ -52,8 +52,9 @@ Plan reduce_plan(std::int64_t count, int element_size, int root, int ranks, int 
   });
   coll::detail::reduce_binomial_rank(builder, ranks, rank, root, count, 0);
   const auto program = static_cast<std::uint32_t>(builder.commands().size());
-  if (program > 0 && !leaf)  // the own input first (skipped at a root passing MPI_IN_PLACE)
-    first_waits_for(builder, builder.copy({BufferId::Send, 0}, accumulator, bytes));
+  // The own input first (skipped at a root passing MPI_IN_PLACE); on one rank it is all the
+  // root does.
+  if (!leaf) first_waits_for(builder, builder.copy({BufferId::Send, 0}, accumulator, bytes));
   Plan plan = std::move(builder).finish();
   for (Command& command : plan.commands)
     if (command.kind == CommandKind::Reduce) command.data = accumulator;

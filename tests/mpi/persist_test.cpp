@@ -94,7 +94,8 @@ void bcast_cases() {
                 if (buf[static_cast<std::size_t>(i)] != byte_of(it, root, i))
                   fail(fmt::format("{} iteration {}: byte {} wrong", name, it, i));
             };
-            const bool measured = named.empty() && engine == Engine::Commands;
+            // One rank moves no message: nothing to measure.
+            const bool measured = named.empty() && engine == Engine::Commands && g_ranks > 1;
             if ((named == "mpi") != request.algorithm().starts_with("bcast:mpi") ||
                 measured != mentions(request, "against the MPI library's own"))
               fail(fmt::format("{}: runs {} ({})", name, request.algorithm(), request.describe()));
@@ -680,6 +681,9 @@ void vector_cases() {
           for (bool in_place : {false, true}) {
             const std::string what = collective;
             if (what == "allgatherv" && root != 0) continue;  // no root
+            // MPICH 4.0.2's own allgatherv on one rank ignores displs[0] (the library's own is
+            // not held to the closed form there).
+            if (what == "allgatherv" && algorithm == "mpi" && g_ranks == 1) continue;
             const bool at_root = g_rank == root || what == "allgatherv";
             Options options;
             if (algorithm == "named")
@@ -723,9 +727,11 @@ void vector_cases() {
               } else if (what == "scatterv") {
                 MPI_Scatterv(all.data(), counts.data(), displs.data(), MPI_INT32_T,
                              one_reference.data(), mine, MPI_INT32_T, root, MPI_COMM_WORLD);
-              } else {
+              } else if (g_ranks > 1) {
                 MPI_Allgatherv(one.data(), mine, MPI_INT32_T, reference.data(), counts.data(),
                                displs.data(), MPI_INT32_T, MPI_COMM_WORLD);
+              } else {  // MPICH 4.0.2's MPI_Allgatherv on one rank ignores displs[0]
+                std::copy(one.begin(), one.begin() + mine, reference.begin() + displs[0]);
               }
               if (place && what != "scatterv")
                 std::copy(one.begin(), one.begin() + mine, where(g_rank));
@@ -1129,7 +1135,7 @@ void start_is_local() {
       if (buf[i] != byte_of(it, 0, std::int64_t(i)))
         fail(fmt::format("start after a token, iteration {}: byte {} wrong", it, i));
   }
-  if (!mentions(request, "measured over 10 starts"))
+  if (g_ranks > 1 && !mentions(request, "measured over 10 starts"))  // one rank: not measured
     fail(fmt::format("start after a token: no decision after 15 starts: {}", request.describe()));
   ++g_cases;
 }
@@ -1255,6 +1261,7 @@ void misuse_cases() {
     expect_error("use after free", "freed, moved from", [&] { moved.start(); });
   }
   // Arguments that differ between ranks fail on every rank, naming the difference.
+  if (g_ranks == 1) return;  // there are no two ranks to differ
   expect_error("different roots", "different root", [&] {
     choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, g_rank == 0 ? 0 : 1, MPI_COMM_WORLD);
   });
