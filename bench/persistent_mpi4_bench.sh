@@ -106,7 +106,9 @@ for library in mpich openmpi; do
   esac
   for coll in bcast allreduce reduce gather scatter reduce_scatter neighbor_alltoallv; do
     d="$out/$library-auto.$coll" c="$out/$library-choreo.$coll"
-    script+="set title '$coll, $who'
+    note=""
+    [ "$coll" = neighbor_alltoallv ] && note=" (own and MPI_Ix: wrong blocks on 2 ranks)"
+    script+="set title '$coll, $who$note'
 plot '$d.drop-in.dat' using 1:3:4 with filledcurves fs transparent solid 0.25 noborder lc rgb '#0072B2' notitle, \\
      '$d.drop-in.dat' using 1:2 with linespoints pt 7 ps 0.6 lw 2 lc rgb '#0072B2' title 'drop-in, default', \\
      '$c.drop-in.dat' using 1:2 with linespoints pt 5 ps 0.6 lw 1.5 lc rgb '#D55E00' title 'drop-in, CHOREO_PERSISTENT=choreo', \\
