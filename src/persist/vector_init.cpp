@@ -1,12 +1,18 @@
 // gatherv_init, scatterv_init and allgatherv_init: the irregular collectives as persistent
 // requests (the plans: vector_plans.cpp), measured against the MPI library's own by default.
-// Contiguous datatypes only: displacements count extents, which a packed image would not keep.
+// A contiguous datatype is moved in place, each block at its displacement. Any other datatype
+// whose packed form is its data back to back (element_size) goes through a packed image: the
+// buffer of every rank's block is described by one indexed type of the blocks (displacements
+// in extents of the type, as MPI counts them), packed whole at start where it is an input and
+// unpacked at completion where it is an output; in the image the blocks sit back to back in
+// rank order.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <span>
 #include <vector>
 
+#include "../mpi/datatype_layout.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
@@ -33,6 +39,42 @@ detail::VectorBlocks blocks_of(const char* call, const int counts[], const int d
     blocks.offsets.push_back(std::int64_t{displs[r]} * element_size);
   }
   return blocks;
+}
+
+/// A datatype of this init's making, freed when the init returns (the driver holds its own
+/// duplicate).
+struct OwnedType {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  OwnedType() = default;
+  OwnedType(const OwnedType&) = delete;
+  OwnedType& operator=(const OwnedType&) = delete;
+  ~OwnedType() {
+    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
+  }
+};
+
+/// Every rank's block in the buffer that holds them all (the root's for gatherv and scatterv,
+/// every rank's for allgatherv), and how the driver moves that buffer: in place for a
+/// contiguous type; else packed as one element of an indexed type of the blocks (made into
+/// `indexed`), the blocks' offsets then being in the packed image.
+struct AllBlocks {
+  detail::VectorBlocks blocks;
+  detail::Layout layout;
+};
+AllBlocks all_blocks(const char* call, const int counts[], const int displs[], int ranks,
+                     MPI_Datatype type, bool input, bool output, OwnedType& indexed) {
+  AllBlocks all;
+  all.blocks = blocks_of(call, counts, displs, ranks, detail::element_size(call, type));
+  if (mpi::detail::is_contiguous(type)) return all;
+  MPI_Type_indexed(ranks, counts, displs, type, &indexed.type);
+  MPI_Type_commit(&indexed.type);
+  all.layout = {indexed.type, 1, input, output};
+  std::int64_t packed = 0;
+  for (std::size_t r = 0; r < all.blocks.bytes.size(); ++r) {
+    all.blocks.offsets[r] = packed;
+    packed += all.blocks.bytes[r];
+  }
+  return all;
 }
 
 /// The root's bytes for each rank (root_bytes, significant at the root) against each rank's
@@ -71,7 +113,9 @@ Request linear_init(bool gather, const VectorArguments& a, MPI_Comm comm, const 
   const detail::Ranks me = detail::ranks_of(comm);
   const bool at_root = me.rank == a.root;
   const bool in_place = (gather ? a.sendbuf : a.recvbuf) == MPI_IN_PLACE;
-  detail::VectorBlocks blocks;
+  AllBlocks all;  // significant at the root
+  detail::Layout my_layout;
+  OwnedType indexed;
   std::int64_t mine = 0;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
@@ -79,19 +123,26 @@ Request linear_init(bool gather, const VectorArguments& a, MPI_Comm comm, const 
     detail::check_root(call, a.root, me.size);
     if (in_place && !at_root)
       throw Error(fmt::format("{}: only the root may pass MPI_IN_PLACE", call));
+    // The root's buffer: gatherv's output (and its input too in place, where the root's own
+    // block already sits in it), scatterv's input.
     if (at_root)
-      blocks =
-          blocks_of(call, a.counts, a.displs, me.size, detail::contiguous_size(call, a.root_type));
-    if (!in_place)
-      mine = detail::checked_bytes(call, a.my_count, detail::contiguous_size(call, a.my_type));
+      all = all_blocks(call, a.counts, a.displs, me.size, a.root_type, !gather || in_place, gather,
+                       indexed);
+    if (!in_place) {
+      mine = detail::checked_bytes(call, a.my_count, detail::element_size(call, a.my_type));
+      my_layout = detail::layout_of(call, a.my_type, a.my_count, gather, !gather);
+    }
     way = detail::way_of(call, options, "linear", "the linear exchange with the root");
   });
+  const detail::VectorBlocks& blocks = all.blocks;
   detail::agree_between_ranks(
       call, comm, {{"root", a.root}, {"algorithm", detail::name_fingerprint(way.algorithm)}});
   check_against_root(call, blocks.bytes, mine, !in_place, a.root, comm);
   detail::UserBuffers buffers;
   buffers.user = gather ? (at_root ? a.recvbuf : nullptr) : (in_place ? nullptr : a.recvbuf);
   buffers.send = gather ? (in_place ? nullptr : a.sendbuf) : (at_root ? a.sendbuf : nullptr);
+  (gather ? buffers.user_layout : buffers.send_layout) = all.layout;
+  (gather ? buffers.send_layout : buffers.user_layout) = my_layout;
   return detail::request_by_way(
       call, way, gather ? "gatherv" : "scatterv",
       [&] { return detail::gatherv_plan(blocks, mine, a.root, me.size, me.rank, gather); }, buffers,
@@ -136,15 +187,20 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  detail::VectorBlocks blocks;
+  AllBlocks all;
+  detail::Layout send_layout;
+  OwnedType indexed;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kAllgathervInitCall, options);
-    blocks = blocks_of(kAllgathervInitCall, recvcounts, displs, me.size,
-                       detail::contiguous_size(kAllgathervInitCall, recvtype));
+    // In place, the own block already sits in recvbuf: the image is packed at start too.
+    all = all_blocks(kAllgathervInitCall, recvcounts, displs, me.size, recvtype, in_place, true,
+                     indexed);
+    const detail::VectorBlocks& blocks = all.blocks;
     if (!in_place) {
       const std::int64_t mine = detail::checked_bytes(
-          kAllgathervInitCall, sendcount, detail::contiguous_size(kAllgathervInitCall, sendtype));
+          kAllgathervInitCall, sendcount, detail::element_size(kAllgathervInitCall, sendtype));
+      send_layout = detail::layout_of(kAllgathervInitCall, sendtype, sendcount, true, false);
       if (mine != blocks.bytes[static_cast<std::size_t>(me.rank)])
         throw Error(fmt::format("{}: rank {} sends {} bytes, but its recvcounts say {}",
                                 kAllgathervInitCall, me.rank, mine,
@@ -152,6 +208,7 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     }
     way = detail::way_of(kAllgathervInitCall, options, "ring", "the ring");
   });
+  const detail::VectorBlocks& blocks = all.blocks;
   // Every rank's counts must be the same (displacements are each rank's own layout).
   detail::agree_between_ranks(
       kAllgathervInitCall, comm,
@@ -160,7 +217,8 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
   return detail::request_by_way(
       kAllgathervInitCall, way, "allgatherv",
       [&] { return detail::allgatherv_plan(blocks, me.size, me.rank); },
-      {recvbuf, in_place ? nullptr : sendbuf}, comm, MPI_BYTE, MPI_OP_NULL, options,
+      {recvbuf, in_place ? nullptr : sendbuf, all.layout, send_layout}, comm, MPI_BYTE, MPI_OP_NULL,
+      options,
       [&](MPI_Comm own) {
         return detail::library_allgatherv(sendbuf, sendcount, sendtype, recvbuf,
                                           {recvcounts, recvcounts + me.size},

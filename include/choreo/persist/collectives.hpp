@@ -76,8 +76,9 @@ Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       const Options& options = {});
 
 /// The irregular collectives, as MPI_Gatherv, MPI_Scatterv and MPI_Allgatherv (MPI_IN_PLACE
-/// where MPI allows it). Counts and displacements are copied at init; contiguous datatypes
-/// only. Every rank's bytes are checked against the root's counts (gatherv, scatterv: an
+/// where MPI allows it). Counts and displacements are copied at init; datatypes as the other
+/// data-moving collectives (a non-contiguous one is packed through an indexed type of the
+/// blocks). Every rank's bytes are checked against the root's counts (gatherv, scatterv: an
 /// MPI_Scatter at init) or against every other rank's counts (allgatherv). Algorithms:
 /// "linear" (gatherv, scatterv: the root exchanges a message with every rank), "ring"
 /// (allgatherv), "mpi"; default as reduce_init.
