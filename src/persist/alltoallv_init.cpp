@@ -8,6 +8,7 @@
 #include <functional>
 #include <unordered_map>
 
+#include "block_layout.hpp"
 #include "choreo/error.hpp"
 #include "choreo/pattern.hpp"
 #include "choreo/persist/collectives.hpp"
@@ -105,14 +106,13 @@ Program untimed(const Program& program) {
 /// What every rank checks of its own arguments before anything is gathered.
 struct Local {
   std::string algorithm;
-  int send_size = 1, recv_size = 1;
-  std::vector<std::int64_t> row;  ///< bytes this rank sends to each rank
+  detail::AllBlocks sent, received;                 ///< this rank's blocks to and from each rank
+  detail::OwnedType send_indexed, receive_indexed;  ///< non-contiguous types' (block_layout.hpp)
 };
 
-Local check_local(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, const int recvcounts[], const int rdispls[],
-                  MPI_Datatype recvtype, int ranks, const Options& options) {
-  Local local;
+void check_local(Local& local, const void* sendbuf, const int sendcounts[], const int sdispls[],
+                 MPI_Datatype sendtype, const int recvcounts[], const int rdispls[],
+                 MPI_Datatype recvtype, int ranks, const Options& options) {
   detail::check_thread_level(kAlltoallvInitCall, options);
   local.algorithm = detail::chosen_algorithm(kAlltoallvInitCall, options, "openshop", kAlgorithms);
   if (sendbuf == MPI_IN_PLACE)
@@ -122,19 +122,10 @@ Local check_local(const void* sendbuf, const int sendcounts[], const int sdispls
     throw Error(fmt::format(
         "{}: the counts and displacements must be arrays of one entry per rank, not null",
         kAlltoallvInitCall));
-  local.send_size = detail::contiguous_size(kAlltoallvInitCall, sendtype);
-  local.recv_size = detail::contiguous_size(kAlltoallvInitCall, recvtype);
-  for (int r = 0; r < ranks; ++r) {
-    const auto at = static_cast<std::size_t>(r);
-    local.row.push_back(detail::checked_bytes(kAlltoallvInitCall, sendcounts[at], local.send_size));
-    detail::checked_bytes(kAlltoallvInitCall, recvcounts[at], local.recv_size);
-    if (sdispls[at] < 0 || rdispls[at] < 0)
-      throw Error(
-          fmt::format("{}: displacements must be 0 or more, not sdispls[{}] = {}, "
-                      "rdispls[{}] = {}",
-                      kAlltoallvInitCall, r, sdispls[at], r, rdispls[at]));
-  }
-  return local;
+  local.sent = detail::all_blocks(kAlltoallvInitCall, "rank", sendcounts, sdispls, ranks, sendtype,
+                                  true, false, local.send_indexed);
+  local.received = detail::all_blocks(kAlltoallvInitCall, "rank", recvcounts, rdispls, ranks,
+                                      recvtype, false, true, local.receive_indexed);
 }
 
 }  // namespace
@@ -148,21 +139,21 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
   const auto n = static_cast<std::size_t>(ranks);
   Local local;
   detail::on_every_rank(comm, [&] {
-    local = check_local(sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype,
-                        ranks, options);
+    check_local(local, sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls, recvtype, ranks,
+                options);
   });
   detail::agree_between_ranks(kAlltoallvInitCall, comm,
                               {{"algorithm", detail::name_fingerprint(local.algorithm)}});
   // Every rank learns the whole pattern, so every rank builds the same schedule.
   std::vector<std::int64_t> matrix(n * n);
-  MPI_Allgather(local.row.data(), ranks, MPI_INT64_T, matrix.data(), ranks, MPI_INT64_T, comm);
+  MPI_Allgather(local.sent.blocks.bytes.data(), ranks, MPI_INT64_T, matrix.data(), ranks,
+                MPI_INT64_T, comm);
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     for (int src = 0; src < ranks; ++src) {
       const std::int64_t sent =
           matrix[static_cast<std::size_t>(src) * n + static_cast<std::size_t>(rank)];
-      const std::int64_t expected =
-          std::int64_t{recvcounts[static_cast<std::size_t>(src)]} * local.recv_size;
+      const std::int64_t expected = local.received.blocks.bytes[static_cast<std::size_t>(src)];
       if (sent != expected)
         throw Error(fmt::format(
             "{}: rank {} sends {} bytes to rank {}, which expects {} (recvcounts[{}] x recvtype "
@@ -178,25 +169,27 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     mine.programs.resize(n);
     mine.programs[static_cast<std::size_t>(rank)] =
         untimed(schedule.programs[static_cast<std::size_t>(rank)]);
-    const std::int64_t send_size = local.send_size, recv_size = local.recv_size;
+    const std::vector<std::int64_t>& send_at = local.sent.blocks.offsets;
+    const std::vector<std::int64_t>& receive_at = local.received.blocks.offsets;
     plan = detail::plan_from_schedule(
         sim::compact(mine), rank, 1,
         [&](const detail::MessageOp& message) {
           const auto peer = static_cast<std::size_t>(message.peer);
           return message.kind == detail::CommandKind::Send
-                     ? detail::Place{detail::BufferId::Send, sdispls[peer] * send_size}
-                     : detail::Place{detail::BufferId::User, rdispls[peer] * recv_size};
+                     ? detail::Place{detail::BufferId::Send, send_at[peer]}
+                     : detail::Place{detail::BufferId::User, receive_at[peer]};
         },
         "alltoallv:" + local.algorithm);
     const auto self = static_cast<std::size_t>(rank);
     plan.choice = detail::named_or(options, "the default: openshop, for unequal sizes");
     plan.initial_copy_bytes = matrix[self * n + self];
-    plan.initial_copy_offset = rdispls[self] * recv_size;
-    plan.initial_copy_source_offset = sdispls[self] * send_size;
+    plan.initial_copy_offset = receive_at[self];
+    plan.initial_copy_source_offset = send_at[self];
     detail::check_tags(kAlltoallvInitCall, plan, comm);
   });
-  return detail::make_request(std::move(plan), {recvbuf, sendbuf}, comm, recvtype, MPI_OP_NULL,
-                              options);
+  return detail::make_request(std::move(plan),
+                              {recvbuf, sendbuf, local.received.layout, local.sent.layout}, comm,
+                              recvtype, MPI_OP_NULL, options);
 }
 
 }  // namespace choreo::persist

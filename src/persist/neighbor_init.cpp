@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../mpi/neighbor_quirks.hpp"
+#include "block_layout.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
@@ -72,26 +73,25 @@ Neighbors neighbors_of(MPI_Comm comm) {
   return n;
 }
 
-/// One side's blocks (sends or receives) as messages, in bytes; throws on a negative count or
-/// displacement or a missing array.
-std::vector<detail::NeighborMessage> messages_of(const char* side, const std::vector<int>& peers,
-                                                 const std::vector<int>& tags, const int counts[],
-                                                 const int displs[], int element_size) {
-  if (!peers.empty() && (counts == nullptr || displs == nullptr))
+/// One side's blocks (sends or receives) as messages, placed by `blocks` (block_layout.hpp:
+/// in place, or in the packed image of a non-contiguous type).
+std::vector<detail::NeighborMessage> messages_of(const std::vector<int>& peers,
+                                                 const std::vector<int>& tags,
+                                                 const detail::VectorBlocks& blocks) {
+  std::vector<detail::NeighborMessage> messages;
+  for (std::size_t k = 0; k < peers.size(); ++k)
+    messages.push_back({peers[k], tags[k], blocks.bytes[k], blocks.offsets[k]});
+  return messages;
+}
+
+/// Throws unless a side with neighbours passes its count and displacement arrays.
+void check_arrays(const char* side, std::size_t neighbours, const int counts[],
+                  const int displs[]) {
+  if (neighbours > 0 && (counts == nullptr || displs == nullptr))
     throw Error(
         fmt::format("{}: the {} counts and displacements must be arrays of one entry per "
                     "neighbour, not null",
                     kNeighborAlltoallvInitCall, side));
-  std::vector<detail::NeighborMessage> messages;
-  for (std::size_t k = 0; k < peers.size(); ++k) {
-    if (displs[k] < 0)
-      throw Error(fmt::format("{}: {} displacement {} is {}; displacements must be 0 or more",
-                              kNeighborAlltoallvInitCall, side, k, displs[k]));
-    messages.push_back({peers[k], tags[k],
-                        detail::checked_bytes(kNeighborAlltoallvInitCall, counts[k], element_size),
-                        std::int64_t{displs[k]} * element_size});
-  }
-  return messages;
 }
 
 std::vector<int> copied(const int values[], std::size_t count) {
@@ -132,6 +132,8 @@ Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
   const char* call = kNeighborAlltoallvInitCall;
   Neighbors neighbors;
   std::vector<detail::NeighborMessage> receives, sends;
+  detail::AllBlocks sent, received;
+  detail::OwnedType send_indexed, receive_indexed;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(call, options);
@@ -141,10 +143,16 @@ Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
           fmt::format("{}: MPI_IN_PLACE is not defined for neighbourhood collectives; "
                       "pass a separate send buffer",
                       call));
-    sends = messages_of("send", neighbors.destinations, neighbors.send_tags, sendcounts, sdispls,
-                        detail::contiguous_size(call, sendtype));
-    receives = messages_of("receive", neighbors.sources, neighbors.receive_tags, recvcounts,
-                           rdispls, detail::contiguous_size(call, recvtype));
+    check_arrays("send", neighbors.destinations.size(), sendcounts, sdispls);
+    check_arrays("receive", neighbors.sources.size(), recvcounts, rdispls);
+    sent = detail::all_blocks(call, "neighbour", sendcounts, sdispls,
+                              static_cast<int>(neighbors.destinations.size()), sendtype, true,
+                              false, send_indexed);
+    received = detail::all_blocks(call, "neighbour", recvcounts, rdispls,
+                                  static_cast<int>(neighbors.sources.size()), recvtype, false, true,
+                                  receive_indexed);
+    sends = messages_of(neighbors.destinations, neighbors.send_tags, sent.blocks);
+    receives = messages_of(neighbors.sources, neighbors.receive_tags, received.blocks);
     way = detail::way_of(call, options, "direct", "every message posted at once");
     if (way.measured && mpi::detail::cart_has_looped_dimension(comm)) {
       // The libraries measured here deliver the wrong blocks on such a grid; a faster wrong
@@ -170,8 +178,8 @@ Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
   std::erase_if(sends, [](const auto& m) { return m.peer == MPI_PROC_NULL; });
   return detail::request_by_way(
       call, way, "neighbor_alltoallv",
-      [&] { return detail::neighbor_alltoallv_plan(receives, sends); }, {recvbuf, sendbuf}, comm,
-      MPI_BYTE, MPI_OP_NULL, options,
+      [&] { return detail::neighbor_alltoallv_plan(receives, sends); },
+      {recvbuf, sendbuf, received.layout, sent.layout}, comm, MPI_BYTE, MPI_OP_NULL, options,
       [&](MPI_Comm own) {
         const std::size_t out = neighbors.destinations.size(), in = neighbors.sources.size();
         return detail::library_neighbor_alltoallv(

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "../mpi/datatype_layout.hpp"
+#include "block_layout.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
@@ -25,57 +25,6 @@ namespace {
 constexpr const char* kGathervInitCall = "gatherv_init";
 constexpr const char* kScattervInitCall = "scatterv_init";
 constexpr const char* kAllgathervInitCall = "allgatherv_init";
-
-/// Every rank's block in bytes from the caller's counts and displacements (elements of
-/// `element_size` bytes); throws on a negative count or displacement.
-detail::VectorBlocks blocks_of(const char* call, const int counts[], const int displs[], int ranks,
-                               int element_size) {
-  detail::VectorBlocks blocks;
-  for (int r = 0; r < ranks; ++r) {
-    if (counts[r] < 0 || displs[r] < 0)
-      throw Error(fmt::format("{}: rank {}'s count {} and displacement {} must be 0 or more", call,
-                              r, counts[r], displs[r]));
-    blocks.bytes.push_back(std::int64_t{counts[r]} * element_size);
-    blocks.offsets.push_back(std::int64_t{displs[r]} * element_size);
-  }
-  return blocks;
-}
-
-/// A datatype of this init's making, freed when the init returns (the driver holds its own
-/// duplicate).
-struct OwnedType {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  OwnedType() = default;
-  OwnedType(const OwnedType&) = delete;
-  OwnedType& operator=(const OwnedType&) = delete;
-  ~OwnedType() {
-    if (type != MPI_DATATYPE_NULL) MPI_Type_free(&type);
-  }
-};
-
-/// Every rank's block in the buffer that holds them all (the root's for gatherv and scatterv,
-/// every rank's for allgatherv), and how the driver moves that buffer: in place for a
-/// contiguous type; else packed as one element of an indexed type of the blocks (made into
-/// `indexed`), the blocks' offsets then being in the packed image.
-struct AllBlocks {
-  detail::VectorBlocks blocks;
-  detail::Layout layout;
-};
-AllBlocks all_blocks(const char* call, const int counts[], const int displs[], int ranks,
-                     MPI_Datatype type, bool input, bool output, OwnedType& indexed) {
-  AllBlocks all;
-  all.blocks = blocks_of(call, counts, displs, ranks, detail::element_size(call, type));
-  if (mpi::detail::is_contiguous(type)) return all;
-  MPI_Type_indexed(ranks, counts, displs, type, &indexed.type);
-  MPI_Type_commit(&indexed.type);
-  all.layout = {indexed.type, 1, input, output};
-  std::int64_t packed = 0;
-  for (std::size_t r = 0; r < all.blocks.bytes.size(); ++r) {
-    all.blocks.offsets[r] = packed;
-    packed += all.blocks.bytes[r];
-  }
-  return all;
-}
 
 /// The root's bytes for each rank (root_bytes, significant at the root) against each rank's
 /// own (`mine`): an MPI_Scatter, then every rank throws the first mismatch.
@@ -113,9 +62,9 @@ Request linear_init(bool gather, const VectorArguments& a, MPI_Comm comm, const 
   const detail::Ranks me = detail::ranks_of(comm);
   const bool at_root = me.rank == a.root;
   const bool in_place = (gather ? a.sendbuf : a.recvbuf) == MPI_IN_PLACE;
-  AllBlocks all;  // significant at the root
+  detail::AllBlocks all;  // significant at the root
   detail::Layout my_layout;
-  OwnedType indexed;
+  detail::OwnedType indexed;
   std::int64_t mine = 0;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
@@ -126,8 +75,8 @@ Request linear_init(bool gather, const VectorArguments& a, MPI_Comm comm, const 
     // The root's buffer: gatherv's output (and its input too in place, where the root's own
     // block already sits in it), scatterv's input.
     if (at_root)
-      all = all_blocks(call, a.counts, a.displs, me.size, a.root_type, !gather || in_place, gather,
-                       indexed);
+      all = detail::all_blocks(call, "rank", a.counts, a.displs, me.size, a.root_type,
+                               !gather || in_place, gather, indexed);
     if (!in_place) {
       mine = detail::checked_bytes(call, a.my_count, detail::element_size(call, a.my_type));
       my_layout = detail::layout_of(call, a.my_type, a.my_count, gather, !gather);
@@ -187,15 +136,15 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  AllBlocks all;
+  detail::AllBlocks all;
   detail::Layout send_layout;
-  OwnedType indexed;
+  detail::OwnedType indexed;
   detail::Way way;
   detail::on_every_rank(comm, [&] {
     detail::check_thread_level(kAllgathervInitCall, options);
     // In place, the own block already sits in recvbuf: the image is packed at start too.
-    all = all_blocks(kAllgathervInitCall, recvcounts, displs, me.size, recvtype, in_place, true,
-                     indexed);
+    all = detail::all_blocks(kAllgathervInitCall, "rank", recvcounts, displs, me.size, recvtype,
+                             in_place, true, indexed);
     const detail::VectorBlocks& blocks = all.blocks;
     if (!in_place) {
       const std::int64_t mine = detail::checked_bytes(

@@ -15,7 +15,8 @@
 // non-contiguous ones (MPI defines no predefined op on those). The data-moving collectives take any
 // datatype whose packed form (MPI_Pack) is its data back to back, as on every homogeneous MPI: a
 // non-contiguous buffer is packed at start and unpacked at completion, and messages move its bytes.
-// alltoallv_init and neighbor_alltoallv_init need contiguous ones.
+// The irregular ones (the v-variants, alltoallv, neighbor_alltoallv) pack such a buffer through
+// an indexed type of its blocks.
 #include <mpi.h>
 
 #include "choreo/persist/options.hpp"
@@ -126,7 +127,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 /// k-th out-neighbour, block k of recvbuf comes from the k-th in-neighbour, in MPI's order of
 /// neighbours (a Cartesian dimension's -1 neighbour before its +1 one). Init checks, with each
 /// neighbour only, that both sides of every edge describe the same bytes: O(degree) time and
-/// memory. Contiguous datatypes. Algorithms: "direct" (every receive, then every send, posted
+/// memory. Datatypes as alltoallv_init. Algorithms: "direct" (every receive, then every send, posted
 /// at start), "mpi"; default as reduce_init.
 Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
