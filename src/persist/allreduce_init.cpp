@@ -2,6 +2,7 @@
 // allreduce_plan.cpp).
 #include <fmt/format.h>
 
+#include "choice.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
@@ -13,9 +14,6 @@ namespace choreo::persist {
 namespace {
 
 constexpr const char* kAllreduceInitCall = "allreduce_init";
-// Recursive doubling sends the whole vector log2 P times, the ring 2 (P-1)/P of it: the
-// ring wins once the vector is large against the per-message cost.
-constexpr std::int64_t kRingFromBytes = 16 * 1024;
 
 }  // namespace
 
@@ -23,7 +21,7 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
                        MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
-  std::string algorithm;
+  std::string algorithm, choice;
   std::int64_t bytes = 0;
   int unit = 1;
   detail::on_every_rank(comm, [&] {
@@ -32,21 +30,42 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
     bytes = detail::checked_bytes(kAllreduceInitCall, count, unit);
     detail::check_commutative_op(kAllreduceInitCall, op, "recursive doubling and the ring reduce",
                                  "MPI_Allreduce_init");
-    algorithm =
-        detail::chosen_algorithm(kAllreduceInitCall, options,
-                                 bytes <= kRingFromBytes ? "recdbl" : "ring", {"recdbl", "ring"});
+    if (options.algorithm.empty()) {
+      const detail::AllreduceChoice model = detail::choose_allreduce(bytes, ranks, options);
+      algorithm = model.algorithm;
+      choice = "chosen by the model: " + detail::describe_choice(model);
+    } else {
+      algorithm =
+          detail::chosen_algorithm(kAllreduceInitCall, options, "", {"recdbl", "ring", "mpi"});
+      choice = "named by the caller";
+    }
   });
   detail::agree_between_ranks(
       kAllreduceInitCall, comm,
       {{"count x type size", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
+  const detail::LibraryFactory library = [&](MPI_Comm own) {
+    return detail::library_allreduce(sendbuf, recvbuf, count, type, op, own);
+  };
+  if (algorithm == "mpi") {
+    detail::Plan named;
+    named.algorithm = "allreduce:mpi";
+    named.choice = std::move(choice);
+    return detail::make_library_request(std::move(named), comm, library);
+  }
   detail::Plan plan;
   detail::on_every_rank(comm, [&] {
     plan = detail::allreduce_plan(algorithm, count, unit, ranks, rank);
-    plan.choice = detail::named_or(options, "the default rule: recdbl up to 16 KiB, ring above");
+    plan.choice = std::move(choice);
     detail::check_tags(kAllreduceInitCall, plan, comm);
   });
+  // The model's algorithm and the MPI library's own allreduce: the default engine with no
+  // algorithm named measures both over the first starts and keeps the faster (LibraryTrial);
+  // one rank moves no message, so there is nothing to measure.
+  const bool measured =
+      options.algorithm.empty() && options.engine == Engine::Commands && ranks > 1;
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;
-  return detail::make_request(std::move(plan), {recvbuf, input}, comm, type, op, options);
+  return detail::make_request(std::move(plan), {recvbuf, input}, comm, type, op, options,
+                              measured ? library : detail::LibraryFactory{});
 }
 
 }  // namespace choreo::persist

@@ -101,6 +101,15 @@ std::unique_ptr<LibraryCollective> library_reduce(const void* sendbuf, void* rec
       });
 }
 
+std::unique_ptr<LibraryCollective> library_allreduce(const void* sendbuf, void* recvbuf, int count,
+                                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  return std::make_unique<LibraryCollective>(
+      "Allreduce", INIT(Allreduce, sendbuf, recvbuf, count, type, op, comm),
+      [=](MPI_Request* request) {
+        return MPI_Iallreduce(sendbuf, recvbuf, count, type, op, comm, request);
+      });
+}
+
 std::unique_ptr<LibraryCollective> library_gather(const void* sendbuf, int sendcount,
                                                   MPI_Datatype sendtype, void* recvbuf,
                                                   int recvcount, MPI_Datatype recvtype, int root,

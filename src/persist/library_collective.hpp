@@ -45,6 +45,8 @@ std::unique_ptr<LibraryCollective> library_bcast(void* buf, int count, MPI_Datat
 std::unique_ptr<LibraryCollective> library_reduce(const void* sendbuf, void* recvbuf, int count,
                                                   MPI_Datatype type, MPI_Op op, int root,
                                                   MPI_Comm comm);
+std::unique_ptr<LibraryCollective> library_allreduce(const void* sendbuf, void* recvbuf, int count,
+                                                     MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 std::unique_ptr<LibraryCollective> library_gather(const void* sendbuf, int sendcount,
                                                   MPI_Datatype sendtype, void* recvbuf,
                                                   int recvcount, MPI_Datatype recvtype, int root,

@@ -108,10 +108,14 @@ void bcast_cases() {
 }
 
 void allreduce_cases() {
-  for (const char* algorithm : {"recdbl", "ring"})
+  // "": the model's algorithm, measured against the library's own over the first starts with
+  // the commands engine; "mpi": the library's own, named.
+  for (const std::string algorithm : {"recdbl", "ring", "", "mpi"})
     for (Engine engine : kEngines)
       for (int count : {0, 1, 3, 1001, 40000})
         for (bool in_place : {false, true}) {
+          if (algorithm == "mpi" && engine != Engine::Commands) continue;
+          const bool measured = algorithm.empty() && engine == Engine::Commands && g_ranks > 1;
           Options options;
           options.engine = engine;
           options.algorithm = algorithm;
@@ -140,7 +144,11 @@ void allreduce_cases() {
                                 out[static_cast<std::size_t>(i)], expected));
             }
           };
-          cycle(request, 3, false, fill, check);
+          if (algorithm.empty() && !mentions(request, "chosen by the model"))
+            fail("allreduce's default does not say the model chose: " + request.describe());
+          cycle(request, measured ? 13 : 3, false, fill, check);
+          if (measured && !mentions(request, "measured over 10 starts"))
+            fail("allreduce's default did not decide after 13 starts: " + request.describe());
           ++g_cases;
         }
 }

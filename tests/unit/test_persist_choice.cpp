@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 #include "../../src/persist/choice.hpp"
 #include "choreo/coll.hpp"
@@ -110,6 +111,57 @@ TEST(PersistChoice, SmallGoesBinomialAndLargeGoesDownTheChainOnManyRanks) {
   const BcastChoice large = choose_bcast(i64{64} << 20, 0, 64, Options{});
   EXPECT_EQ(large.chosen.algorithm, "kary_pipeline") << describe_choice(large);
   EXPECT_EQ(large.chosen.arity, 1) << describe_choice(large);
+}
+
+/// The allreduce's closed forms against choreo sim's simulation of the generated schedules
+/// (coll::allreduce_recursive_doubling and coll::allreduce_ring, each reduction costing
+/// kReduceSecondsPerByte per byte) on the same Hockney machine; the algorithm the model picks
+/// must be, in simulation, as fast as the other or nearly so, from 1 byte to 64 MiB on 2 to 256
+/// ranks (up to 3e8 rank-bytes, for the test's time), powers of two and not.
+TEST(PersistChoice, AllreduceFormsFollowTheSimulatorAndTheChoiceIsTheBest) {
+  Options options;
+  double worst_error = 1, worst_regret = 1;
+  std::string worst_where;
+  for (int ranks : {2, 3, 4, 5, 8, 16, 27, 64, 100, 256})
+    for (i64 bytes = 1; bytes <= (i64{64} << 20); bytes *= 8) {
+      if (static_cast<double>(ranks) * static_cast<double>(bytes) > 3e8) continue;  // sim time
+      const auto reduce_ns = std::llround(kReduceSecondsPerByte * 1e9 * static_cast<double>(bytes));
+      const double recdbl = static_cast<double>(sim::simulate(coll::allreduce_recursive_doubling(
+                                                                  ranks, bytes, reduce_ns),
+                                                              hockney_machine(options))
+                                                    .makespan) *
+                            1e-9;
+      const double ring =
+          static_cast<double>(
+              sim::simulate(coll::allreduce_ring(ranks, bytes, reduce_ns), hockney_machine(options))
+                  .makespan) *
+          1e-9;
+      const AllreduceChoice choice = choose_allreduce(bytes, ranks, options);
+      for (const auto& [predicted, simulated_seconds, name] :
+           {std::tuple{choice.recdbl_seconds, recdbl, "recdbl"},
+            std::tuple{choice.ring_seconds, ring, "ring"}}) {
+        const double error = std::max(predicted / simulated_seconds, simulated_seconds / predicted);
+        if (error > worst_error) {
+          worst_error = error;
+          worst_where = fmt::format("{} on {} ranks, {} B: predicted {:.3g} s, simulated {:.3g} s",
+                                    name, ranks, bytes, predicted, simulated_seconds);
+        }
+      }
+      const double regret = (choice.algorithm == "ring" ? ring : recdbl) / std::min(ring, recdbl);
+      EXPECT_LE(regret, 1.05) << ranks << " ranks, " << bytes << " B: " << describe_choice(choice);
+      worst_regret = std::max(worst_regret, regret);
+    }
+  // The forms are exact on a power of two and for the ring; past a power of two the fold's
+  // reductions are a fit (choice.hpp), near but not equal (1.28x over on 5 ranks, 4 KiB).
+  EXPECT_LE(worst_error, 1.30) << worst_where;
+  RecordProperty("worst_error", fmt::format("{:.3f}", worst_error));
+  RecordProperty("worst_regret", fmt::format("{:.3f}", worst_regret));
+}
+
+TEST(PersistChoice, AllreduceSmallGoesRecursiveDoublingLargeGoesRound) {
+  EXPECT_EQ(choose_allreduce(8, 64, Options{}).algorithm, "recdbl");
+  EXPECT_EQ(choose_allreduce(i64{16} << 20, 64, Options{}).algorithm, "ring");
+  EXPECT_EQ(choose_allreduce(i64{16} << 20, 1, Options{}).algorithm, "recdbl");  // no message
 }
 
 }  // namespace

@@ -38,7 +38,9 @@ Request bcast_init_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MP
                      const Options& options = {});
 
 /// recvbuf = op over all ranks of sendbuf (sendbuf may be MPI_IN_PLACE: recvbuf holds the
-/// input). op must be commutative (MPI_Op_commutative). Algorithms: "recdbl", "ring".
+/// input). op must be commutative (MPI_Op_commutative). Algorithms: "recdbl", "ring", "mpi";
+/// "" (default): the model's of the two, measured against the library's own with the commands
+/// engine.
 Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, const Options& options = {});
 
