@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "../mpi/neighbor_quirks.hpp"
 #include "calls.hpp"
 #include "comm_state.hpp"
 #include "next.hpp"
@@ -69,7 +70,36 @@ NeighborTopology read_topology(MPI_Comm comm, int rank) {
   // MPI's rules for which message lands where; choreo matches one message per pair.
   if (has_duplicates(topology.sources) || has_duplicates(topology.destinations))
     topology.unsupported = Fallback::MultipleEdges;
+  topology.looped_cart = choreo::mpi::detail::cart_has_looped_dimension(comm);
   return topology;
+}
+
+/// MPI_Neighbor_alltoallv on a Cartesian grid with a periodic dimension of 1 or 2 ranks, by
+/// MPI-4.1 section 8.6, where MPICH 4.0.2's own swaps that dimension's blocks
+/// (mpi/neighbor_quirks.hpp): every receive, then every send, on choreo's duplicate of the
+/// communicator; a message's tag is the block it fills at the receiver (block 2d comes from
+/// the -1 neighbour, which sent it as its block 2d+1, and vice versa).
+int cart_exchange(const NeighborTopology& topology, const void* sendbuf, const int sendcounts[],
+                  const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  MPI_Aint lower = 0, send_extent = 0, receive_extent = 0;
+  PMPI_Type_get_extent(sendtype, &lower, &send_extent);
+  PMPI_Type_get_extent(recvtype, &lower, &receive_extent);
+  const std::size_t blocks = topology.sources.size();
+  std::vector<MPI_Request> requests(2 * blocks, MPI_REQUEST_NULL);
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const int code =
+        next::Irecv(static_cast<char*>(recvbuf) + rdispls[k] * receive_extent, recvcounts[k],
+                    recvtype, topology.sources[k], static_cast<int>(k), comm, &requests[k]);
+    if (code != MPI_SUCCESS) return code;
+  }
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const int code = next::Isend(static_cast<const char*>(sendbuf) + sdispls[k] * send_extent,
+                                 sendcounts[k], sendtype, topology.destinations[k],
+                                 static_cast<int>(k ^ 1U), comm, &requests[blocks + k]);
+    if (code != MPI_SUCCESS) return code;
+  }
+  return next::Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
 }
 
 /// Why an exchange on `state`'s communicator goes to MPI whatever its counts, if it does. In
@@ -146,14 +176,26 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
   };
   if (!intercepting()) return mpi();
   CallRecord record(Function::NeighborAlltoallv);
-  if (auto reason = blanket_reason(Function::NeighborAlltoallv, record))
-    return record.hand_over(*reason, mpi);
+  // A setting that sends every call to MPI (CHOREO_MODE=mpi, CHOREO_DISABLE) is obeyed. Auto
+  // mode's declining is not, on a grid whose looped dimension MPI's own call may get wrong, so
+  // the communicator's topology is read (once) before it.
+  const Runtime& rt = runtime();
+  if (rt.blanket) return record.hand_over(*rt.blanket, mpi);
+  if (rt.config.disabled[static_cast<std::size_t>(Function::NeighborAlltoallv)])
+    return record.hand_over(Fallback::Disabled, mpi);
   if (comm == MPI_COMM_NULL || sendbuf == MPI_IN_PLACE) return mpi();  // MPI's error
   return guarded(record, mpi, [&]() -> int {
     CommState& state = state_of(comm);
     if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
     if (!state.topology) state.topology = read_topology(comm, state.rank);
     const NeighborTopology& topology = *state.topology;
+    if (topology.looped_cart) {
+      record.took_choreo();
+      return cart_exchange(topology, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                           rdispls, recvtype, private_comm_of(state));
+    }
+    if (auto reason = blanket_reason(Function::NeighborAlltoallv, record))
+      return record.hand_over(*reason, mpi);
     const int sends = static_cast<int>(topology.destinations.size());
     if (record.timing()) record.bytes(bytes_sent(sendcounts, sends, sendtype));
     if (topology.unsupported == Fallback::NoTopology)

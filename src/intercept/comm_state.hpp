@@ -15,6 +15,8 @@ namespace choreo::intercept {
 struct NeighborTopology {
   std::vector<int> sources, destinations;  ///< MPI_PROC_NULL where a Cartesian edge is missing
   std::optional<Fallback> unsupported;     ///< no topology, or two edges between one pair
+  /// A Cartesian grid with a periodic dimension of 1 or 2 ranks (mpi/neighbor_quirks.hpp).
+  bool looped_cart = false;
 };
 
 struct CommState {
