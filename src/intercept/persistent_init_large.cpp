@@ -57,9 +57,97 @@ std::int64_t rooted_bytes(MPI_Comm comm, int root, MPI_Count root_count, MPI_Dat
                              : large_signature_bytes(own_count, own_type);
 }
 
+// The large-count inits that share a signature, each served by one function below.
+using ReductionInit = int (*)(const void*, void*, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Info,
+                              MPI_Request*);
+using ReductionInitC = int (*)(const void*, void*, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm,
+                               MPI_Info, MPI_Request*);
+using ReductionPostC = int (*)(const void*, void*, MPI_Count, MPI_Datatype, MPI_Op, MPI_Comm,
+                               MPI_Request*);
+using BlocksInit = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm,
+                           MPI_Info, MPI_Request*);
+using BlocksInitC = int (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count, MPI_Datatype,
+                            MPI_Comm, MPI_Info, MPI_Request*);
+using BlocksPostC = int (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count, MPI_Datatype,
+                            MPI_Comm, MPI_Request*);
+using RootedInit = int (*)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Comm,
+                           MPI_Info, MPI_Request*);
+using RootedInitC = int (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count, MPI_Datatype,
+                            int, MPI_Comm, MPI_Info, MPI_Request*);
+using RootedPostC = int (*)(const void*, MPI_Count, MPI_Datatype, void*, MPI_Count, MPI_Datatype,
+                            int, MPI_Comm, MPI_Request*);
+
+/// An init of (sendbuf, recvbuf, count, type, op, comm): allreduce, scan, exscan,
+/// reduce_scatter_block (count: its recvcount).
+int reduction_c(const char* call, ReductionInit standard, ReductionInitC library,
+                ReductionPostC post, const void* sendbuf, void* recvbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                MPI_Request* request) {
+  if (fits_int(large_signature_bytes(count, datatype)))
+    return standard(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
+  return serve_large(
+      call, comm, request, library != nullptr,
+      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
+      [&](Emulated& e) {
+        const MPI_Datatype held = e.hold(datatype);
+        e.post = [=](MPI_Request* r) { return post(sendbuf, recvbuf, count, held, op, comm, r); };
+      });
+}
+
+/// An init of (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm): allgather,
+/// alltoall (the block is the receive side's), neighbor_allgather and neighbor_alltoall (the
+/// send side's: `send_side`).
+int blocks_c(const char* call, bool send_side, BlocksInit standard, BlocksInitC library,
+             BlocksPostC post, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+             MPI_Info info, MPI_Request* request) {
+  if (fits_int(send_side ? large_signature_bytes(sendcount, sendtype)
+                         : large_signature_bytes(recvcount, recvtype)))
+    return standard(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount), recvtype,
+                    comm, info, request);
+  return serve_large(
+      call, comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return post(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, comm, r);
+        };
+      });
+}
+
+/// gather (`root_receives`) and scatter: the block is the root's side at the root.
+int rooted_c(const char* call, bool root_receives, RootedInit standard, RootedInitC library,
+             RootedPostC post, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+             void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+             MPI_Info info, MPI_Request* request) {
+  const std::int64_t bytes =
+      root_receives ? rooted_bytes(comm, root, recvcount, recvtype, sendcount, sendtype)
+                    : rooted_bytes(comm, root, sendcount, sendtype, recvcount, recvtype);
+  if (fits_int(bytes))
+    return standard(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount), recvtype,
+                    root, comm, info, request);
+  return serve_large(
+      call, comm, request, library != nullptr,
+      [&] {
+        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                       request);
+      },
+      [&](Emulated& e) {
+        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
+        e.post = [=](MPI_Request* r) {
+          return post(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, root, comm, r);
+        };
+      });
+}
+
 }  // namespace
 }  // namespace choreo::intercept::persistent
 
+using choreo::intercept::persistent::blocks_c;
 using choreo::intercept::persistent::degrees;
 using choreo::intercept::persistent::Emulated;
 using choreo::intercept::persistent::fits_int;
@@ -67,8 +155,13 @@ using choreo::intercept::persistent::large_signature_bytes;
 using choreo::intercept::persistent::library_function;
 using choreo::intercept::persistent::narrow;
 using choreo::intercept::persistent::peers;
+using choreo::intercept::persistent::reduction_c;
 using choreo::intercept::persistent::rooted_bytes;
+using choreo::intercept::persistent::rooted_c;
 using choreo::intercept::persistent::serve_large;
+
+/// The MPI library's own MPI_<name>_init_c (PMPI_, found by dlsym), or nullptr.
+#define CHOREO_LIBRARY_C(name) library_function<decltype(&MPI_##name##_init_c)>(#name "_init_c")
 
 // ---- one block size per call: the standard init where it fits ------------------------------
 
@@ -78,7 +171,7 @@ extern "C" int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype data
     return MPI_Bcast_init(buffer, narrow(count), datatype, root, comm, info, request);
   // Past an int's count choreo::persist's pipelines take it (MPICH 4.0.2's own and its
   // MPI_Ibcast_c fail there: "Invalid communicator").
-  static const auto library = library_function<decltype(&MPI_Bcast_init_c)>("Bcast_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Bcast);
   return choreo::intercept::persistent::serve(
       "MPI_Bcast_init_c", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
@@ -100,7 +193,7 @@ extern "C" int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count c
   if (fits_int(large_signature_bytes(count, datatype)))
     return MPI_Reduce_init(sendbuf, recvbuf, narrow(count), datatype, op, root, comm, info,
                            request);
-  static const auto library = library_function<decltype(&MPI_Reduce_init_c)>("Reduce_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Reduce);
   return serve_large(
       "MPI_Reduce_init_c", comm, request, library != nullptr,
       [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
@@ -115,209 +208,88 @@ extern "C" int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count c
 extern "C" int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
-  if (fits_int(large_signature_bytes(count, datatype)))
-    return MPI_Allreduce_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Allreduce_init_c)>("Allreduce_init_c");
-  return serve_large(
-      "MPI_Allreduce_init_c", comm, request, library != nullptr,
-      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
-      [&](Emulated& e) {
-        const MPI_Datatype held = e.hold(datatype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Iallreduce_c(sendbuf, recvbuf, count, held, op, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Allreduce);
+  return reduction_c("MPI_Allreduce_init_c", &MPI_Allreduce_init, library, &PMPI_Iallreduce_c,
+                     sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
 
 extern "C" int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                MPI_Request* request) {
-  if (fits_int(large_signature_bytes(count, datatype)))
-    return MPI_Scan_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Scan_init_c)>("Scan_init_c");
-  return serve_large(
-      "MPI_Scan_init_c", comm, request, library != nullptr,
-      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
-      [&](Emulated& e) {
-        const MPI_Datatype held = e.hold(datatype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Iscan_c(sendbuf, recvbuf, count, held, op, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Scan);
+  return reduction_c("MPI_Scan_init_c", &MPI_Scan_init, library, &PMPI_Iscan_c, sendbuf, recvbuf,
+                     count, datatype, op, comm, info, request);
 }
 
 extern "C" int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
-  if (fits_int(large_signature_bytes(count, datatype)))
-    return MPI_Exscan_init(sendbuf, recvbuf, narrow(count), datatype, op, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Exscan_init_c)>("Exscan_init_c");
-  return serve_large(
-      "MPI_Exscan_init_c", comm, request, library != nullptr,
-      [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
-      [&](Emulated& e) {
-        const MPI_Datatype held = e.hold(datatype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Iexscan_c(sendbuf, recvbuf, count, held, op, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Exscan);
+  return reduction_c("MPI_Exscan_init_c", &MPI_Exscan_init, library, &PMPI_Iexscan_c, sendbuf,
+                     recvbuf, count, datatype, op, comm, info, request);
 }
 
 extern "C" int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf,
                                                MPI_Count recvcount, MPI_Datatype datatype,
                                                MPI_Op op, MPI_Comm comm, MPI_Info info,
                                                MPI_Request* request) {
-  if (fits_int(large_signature_bytes(recvcount, datatype)))
-    return MPI_Reduce_scatter_block_init(sendbuf, recvbuf, narrow(recvcount), datatype, op, comm,
-                                         info, request);
-  static const auto library =
-      library_function<decltype(&MPI_Reduce_scatter_block_init_c)>("Reduce_scatter_block_init_c");
-  return serve_large(
-      "MPI_Reduce_scatter_block_init_c", comm, request, library != nullptr,
-      [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
-      [&](Emulated& e) {
-        const MPI_Datatype held = e.hold(datatype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, held, op, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Reduce_scatter_block);
+  return reduction_c("MPI_Reduce_scatter_block_init_c", &MPI_Reduce_scatter_block_init, library,
+                     &PMPI_Ireduce_scatter_block_c, sendbuf, recvbuf, recvcount, datatype, op, comm,
+                     info, request);
 }
 
 extern "C" int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                  int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (fits_int(rooted_bytes(comm, root, recvcount, recvtype, sendcount, sendtype)))
-    return MPI_Gather_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
-                           recvtype, root, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Gather_init_c)>("Gather_init_c");
-  return serve_large(
-      "MPI_Gather_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Igather_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, root,
-                                comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Gather);
+  return rooted_c("MPI_Gather_init_c", true, &MPI_Gather_init, library, &PMPI_Igather_c, sendbuf,
+                  sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
 }
 
 extern "C" int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                   int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (fits_int(rooted_bytes(comm, root, sendcount, sendtype, recvcount, recvtype)))
-    return MPI_Scatter_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
-                            recvtype, root, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Scatter_init_c)>("Scatter_init_c");
-  return serve_large(
-      "MPI_Scatter_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Iscatter_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv, root,
-                                 comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Scatter);
+  return rooted_c("MPI_Scatter_init_c", false, &MPI_Scatter_init, library, &PMPI_Iscatter_c,
+                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                  request);
 }
 
 extern "C" int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  // Every rank's block is recvcount elements of recvtype (the send side matches it).
-  if (fits_int(large_signature_bytes(recvcount, recvtype)))
-    return MPI_Allgather_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
-                              recvtype, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Allgather_init_c)>("Allgather_init_c");
-  return serve_large(
-      "MPI_Allgather_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Iallgather_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv,
-                                   comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Allgather);
+  return blocks_c("MPI_Allgather_init_c", false, &MPI_Allgather_init, library, &PMPI_Iallgather_c,
+                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
 
 extern "C" int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (fits_int(large_signature_bytes(recvcount, recvtype)))
-    return MPI_Alltoall_init(sendbuf, narrow(sendcount), sendtype, recvbuf, narrow(recvcount),
-                             recvtype, comm, info, request);
-  static const auto library = library_function<decltype(&MPI_Alltoall_init_c)>("Alltoall_init_c");
-  return serve_large(
-      "MPI_Alltoall_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Ialltoall_c(sendbuf, sendcount, held_send, recvbuf, recvcount, held_recv,
-                                  comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Alltoall);
+  return blocks_c("MPI_Alltoall_init_c", false, &MPI_Alltoall_init, library, &PMPI_Ialltoall_c,
+                  sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
 }
 
 extern "C" int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount,
                                              MPI_Datatype sendtype, void* recvbuf,
                                              MPI_Count recvcount, MPI_Datatype recvtype,
                                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (fits_int(large_signature_bytes(sendcount, sendtype)))
-    return MPI_Neighbor_allgather_init(sendbuf, narrow(sendcount), sendtype, recvbuf,
-                                       narrow(recvcount), recvtype, comm, info, request);
-  static const auto library =
-      library_function<decltype(&MPI_Neighbor_allgather_init_c)>("Neighbor_allgather_init_c");
-  return serve_large(
-      "MPI_Neighbor_allgather_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, held_send, recvbuf, recvcount,
-                                            held_recv, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Neighbor_allgather);
+  return blocks_c("MPI_Neighbor_allgather_init_c", true, &MPI_Neighbor_allgather_init, library,
+                  &PMPI_Ineighbor_allgather_c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, comm, info, request);
 }
 
 extern "C" int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount,
                                             MPI_Datatype sendtype, void* recvbuf,
                                             MPI_Count recvcount, MPI_Datatype recvtype,
                                             MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (fits_int(large_signature_bytes(sendcount, sendtype)))
-    return MPI_Neighbor_alltoall_init(sendbuf, narrow(sendcount), sendtype, recvbuf,
-                                      narrow(recvcount), recvtype, comm, info, request);
-  static const auto library =
-      library_function<decltype(&MPI_Neighbor_alltoall_init_c)>("Neighbor_alltoall_init_c");
-  return serve_large(
-      "MPI_Neighbor_alltoall_init_c", comm, request, library != nullptr,
-      [&] {
-        return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
-                       request);
-      },
-      [&](Emulated& e) {
-        const MPI_Datatype held_send = e.hold(sendtype), held_recv = e.hold(recvtype);
-        e.post = [=](MPI_Request* r) {
-          return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, held_send, recvbuf, recvcount,
-                                           held_recv, comm, r);
-        };
-      });
+  static const auto library = CHOREO_LIBRARY_C(Neighbor_alltoall);
+  return blocks_c("MPI_Neighbor_alltoall_init_c", true, &MPI_Neighbor_alltoall_init, library,
+                  &PMPI_Ineighbor_alltoall_c, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                  recvtype, comm, info, request);
 }
 
 // ---- count arrays: the library's own _c form, else the emulation ----------------------------
@@ -326,7 +298,7 @@ extern "C" int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
                                   void* recvbuf, const MPI_Count recvcounts[],
                                   const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  static const auto library = library_function<decltype(&MPI_Gatherv_init_c)>("Gatherv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Gatherv);
   return serve_large(
       "MPI_Gatherv_init_c", comm, request, library != nullptr,
       [&] {
@@ -349,7 +321,7 @@ extern "C" int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcoun
                                    const MPI_Aint displs[], MPI_Datatype sendtype, void* recvbuf,
                                    MPI_Count recvcount, MPI_Datatype recvtype, int root,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  static const auto library = library_function<decltype(&MPI_Scatterv_init_c)>("Scatterv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Scatterv);
   return serve_large(
       "MPI_Scatterv_init_c", comm, request, library != nullptr,
       [&] {
@@ -373,8 +345,7 @@ extern "C" int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount,
                                      const MPI_Count recvcounts[], const MPI_Aint displs[],
                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                      MPI_Request* request) {
-  static const auto library =
-      library_function<decltype(&MPI_Allgatherv_init_c)>("Allgatherv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Allgatherv);
   return serve_large(
       "MPI_Allgatherv_init_c", comm, request, library != nullptr,
       [&] {
@@ -398,7 +369,7 @@ extern "C" int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcou
                                     const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
-  static const auto library = library_function<decltype(&MPI_Alltoallv_init_c)>("Alltoallv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Alltoallv);
   return serve_large(
       "MPI_Alltoallv_init_c", comm, request, library != nullptr,
       [&] {
@@ -425,7 +396,7 @@ extern "C" int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcou
                                     void* recvbuf, const MPI_Count recvcounts[],
                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  static const auto library = library_function<decltype(&MPI_Alltoallw_init_c)>("Alltoallw_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Alltoallw);
   return serve_large(
       "MPI_Alltoallw_init_c", comm, request, library != nullptr,
       [&] {
@@ -452,8 +423,7 @@ extern "C" int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf,
                                          const MPI_Count recvcounts[], MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm, MPI_Info info,
                                          MPI_Request* request) {
-  static const auto library =
-      library_function<decltype(&MPI_Reduce_scatter_init_c)>("Reduce_scatter_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Reduce_scatter);
   return serve_large(
       "MPI_Reduce_scatter_init_c", comm, request, library != nullptr,
       [&] { return library(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); },
@@ -473,8 +443,7 @@ extern "C" int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sen
                                               const MPI_Count recvcounts[], const MPI_Aint displs[],
                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                               MPI_Request* request) {
-  static const auto library =
-      library_function<decltype(&MPI_Neighbor_allgatherv_init_c)>("Neighbor_allgatherv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Neighbor_allgatherv);
   return serve_large(
       "MPI_Neighbor_allgatherv_init_c", comm, request, library != nullptr,
       [&] {
@@ -498,8 +467,7 @@ extern "C" int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Coun
                                              void* recvbuf, const MPI_Count recvcounts[],
                                              const MPI_Aint rdispls[], MPI_Datatype recvtype,
                                              MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  static const auto library =
-      library_function<decltype(&MPI_Neighbor_alltoallv_init_c)>("Neighbor_alltoallv_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Neighbor_alltoallv);
   return serve_large(
       "MPI_Neighbor_alltoallv_init_c", comm, request, library != nullptr,
       [&] {
@@ -526,8 +494,7 @@ extern "C" int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Coun
                                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                                              const MPI_Datatype recvtypes[], MPI_Comm comm,
                                              MPI_Info info, MPI_Request* request) {
-  static const auto library =
-      library_function<decltype(&MPI_Neighbor_alltoallw_init_c)>("Neighbor_alltoallw_init_c");
+  static const auto library = CHOREO_LIBRARY_C(Neighbor_alltoallw);
   return serve_large(
       "MPI_Neighbor_alltoallw_init_c", comm, request, library != nullptr,
       [&] {
@@ -548,5 +515,7 @@ extern "C" int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Coun
         };
       });
 }
+
+#undef CHOREO_LIBRARY_C
 
 #endif  // MPI_VERSION >= 4
