@@ -2,8 +2,10 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
+#include "../mpi/neighbor_lists.hpp"
 #include "../mpi/neighbor_quirks.hpp"
 #include "calls.hpp"
 #include "comm_state.hpp"
@@ -28,44 +30,17 @@ bool has_duplicates(std::vector<int> ranks) {
   return std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end();
 }
 
-/// The neighbours of the communicator's topology in the order MPI's neighbourhood calls use:
-/// a distributed graph's as MPI_Dist_graph_neighbors lists them, a graph's as
-/// MPI_Graph_neighbors does (the same list both ways), a Cartesian grid's per dimension the
-/// -1 then the +1 neighbour (MPI_Cart_shift; MPI_PROC_NULL off a non-periodic edge).
-NeighborTopology read_topology(MPI_Comm comm, int rank) {
+/// The neighbours of the communicator's topology in the order MPI's neighbourhood calls use
+/// (mpi/neighbor_lists.hpp), and what choreo's exchange cannot take of them.
+NeighborTopology read_topology(MPI_Comm comm) {
+  choreo::mpi::detail::NeighborLists lists = choreo::mpi::detail::neighbor_lists(comm);
   NeighborTopology topology;
-  int kind = MPI_UNDEFINED;
-  PMPI_Topo_test(comm, &kind);
-  if (kind == MPI_DIST_GRAPH) {
-    int in = 0, out = 0, weighted = 0;
-    PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
-    topology.sources.resize(static_cast<std::size_t>(in));
-    topology.destinations.resize(static_cast<std::size_t>(out));
-    std::vector<int> in_weights(static_cast<std::size_t>(std::max(in, 1))),
-        out_weights(static_cast<std::size_t>(std::max(out, 1)));
-    PMPI_Dist_graph_neighbors(
-        comm, in, topology.sources.data(), weighted ? in_weights.data() : MPI_UNWEIGHTED, out,
-        topology.destinations.data(), weighted ? out_weights.data() : MPI_UNWEIGHTED);
-  } else if (kind == MPI_GRAPH) {
-    int count = 0;
-    PMPI_Graph_neighbors_count(comm, rank, &count);
-    topology.sources.resize(static_cast<std::size_t>(count));
-    PMPI_Graph_neighbors(comm, rank, count, topology.sources.data());
-    topology.destinations = topology.sources;
-  } else if (kind == MPI_CART) {
-    int dimensions = 0;
-    PMPI_Cartdim_get(comm, &dimensions);
-    for (int d = 0; d < dimensions; ++d) {
-      int below = MPI_PROC_NULL, above = MPI_PROC_NULL;
-      PMPI_Cart_shift(comm, d, 1, &below, &above);
-      topology.sources.push_back(below);
-      topology.sources.push_back(above);
-    }
-    topology.destinations = topology.sources;
-  } else {
+  if (lists.kind == MPI_UNDEFINED) {
     topology.unsupported = Fallback::NoTopology;
     return topology;
   }
+  topology.sources = std::move(lists.sources);
+  topology.destinations = std::move(lists.destinations);
   // Two edges between one pair (a periodic dimension of 1 or 2, a repeated neighbour) need
   // MPI's rules for which message lands where; choreo matches one message per pair.
   if (has_duplicates(topology.sources) || has_duplicates(topology.destinations))
@@ -187,7 +162,7 @@ extern "C" int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[
   return guarded(record, mpi, [&]() -> int {
     CommState& state = state_of(comm);
     if (state.inter) return record.hand_over(Fallback::Intercommunicator, mpi);
-    if (!state.topology) state.topology = read_topology(comm, state.rank);
+    if (!state.topology) state.topology = read_topology(comm);
     const NeighborTopology& topology = *state.topology;
     if (topology.looped_cart) {
       record.took_choreo();

@@ -4,8 +4,10 @@
 // count with one neighbourhood exchange, so time and memory are O(degree), never O(P).
 #include <fmt/format.h>
 
+#include <utility>
 #include <vector>
 
+#include "../mpi/neighbor_lists.hpp"
 #include "../mpi/neighbor_quirks.hpp"
 #include "block_layout.hpp"
 #include "choreo/error.hpp"
@@ -31,45 +33,23 @@ struct Neighbors {
 };
 
 Neighbors neighbors_of(MPI_Comm comm) {
-  int kind = MPI_UNDEFINED;
-  MPI_Topo_test(comm, &kind);
-  Neighbors n;
-  if (kind == MPI_CART) {
-    int dims = 0;
-    MPI_Cartdim_get(comm, &dims);
-    for (int d = 0; d < dims; ++d) {
-      int minus = MPI_PROC_NULL, plus = MPI_PROC_NULL;
-      MPI_Cart_shift(comm, d, 1, &minus, &plus);
-      n.sources.insert(n.sources.end(), {minus, plus});
-      n.receive_tags.insert(n.receive_tags.end(), {2 * d, 2 * d + 1});
-      n.send_tags.insert(n.send_tags.end(), {2 * d + 1, 2 * d});
-    }
-    n.destinations = n.sources;
-  } else if (kind == MPI_GRAPH) {
-    int rank = 0, count = 0;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Graph_neighbors_count(comm, rank, &count);
-    n.sources.resize(static_cast<std::size_t>(count));
-    MPI_Graph_neighbors(comm, rank, count, n.sources.data());
-    n.destinations = n.sources;
-  } else if (kind == MPI_DIST_GRAPH) {
-    int in = 0, out = 0, weighted = 0;
-    MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
-    n.sources.resize(static_cast<std::size_t>(in));
-    n.destinations.resize(static_cast<std::size_t>(out));
-    // Weight arrays of one entry at least: a zero-length array may be a null pointer, which an
-    // MPI library could take for MPI_UNWEIGHTED's sentinel.
-    std::vector<int> in_weights(n.sources.size() + 1), out_weights(n.destinations.size() + 1);
-    MPI_Dist_graph_neighbors(comm, in, n.sources.data(), in_weights.data(), out,
-                             n.destinations.data(), out_weights.data());
-  } else {
+  mpi::detail::NeighborLists lists = mpi::detail::neighbor_lists(comm);
+  if (lists.kind == MPI_UNDEFINED)
     throw Error(fmt::format(
         "{}: the communicator has no topology; make one with MPI_Cart_create, MPI_Graph_create "
         "or MPI_Dist_graph_create_adjacent",
         kNeighborAlltoallvInitCall));
+  Neighbors n{std::move(lists.sources), std::move(lists.destinations), {}, {}};
+  if (lists.kind == MPI_CART) {
+    for (std::size_t block = 0; block < n.sources.size(); ++block) {
+      const int tag = static_cast<int>(block);
+      n.receive_tags.push_back(tag);
+      n.send_tags.push_back(tag ^ 1);  // block 2d lands in the neighbour's 2d+1, and vice versa
+    }
+  } else {
+    n.receive_tags.assign(n.sources.size(), 0);
+    n.send_tags.assign(n.destinations.size(), 0);
   }
-  if (n.receive_tags.empty()) n.receive_tags.assign(n.sources.size(), 0);
-  if (n.send_tags.empty()) n.send_tags.assign(n.destinations.size(), 0);
   return n;
 }
 
