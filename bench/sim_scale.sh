@@ -109,26 +109,11 @@ png=$outdir/sim_scale.png
 
 # The peer: LogGOPSim from the anchor snapshot, built once into $outdir/loggopsim by default.
 # The anchor snapshot sits beside the repository (../shared/anchors), as in the workplace.
-lgs_build=${LOGGOPSIM_BUILD:-$(cd .. && pwd)/shared/anchors/build_loggopsim.sh}
 lgs_note=
 if ((use_lgs)); then
-  explicit_dir=${lgs_dir:+1}
-  lgs_dir=${lgs_dir:-$outdir/loggopsim}
-  if [[ ! -x $lgs_dir/txt2bin || ! -x $lgs_dir/LogGOPSim || ! -x $lgs_dir/LogGOPSim_stable ]]; then
-    [[ -x $lgs_build ]] || {
-      echo "sim_scale: no LogGOPSim in $lgs_dir and no build script $lgs_build (set LOGGOPSIM_BUILD, or pass --no-loggopsim)" >&2
-      exit 1
-    }
-    # The build script starts with rm -rf OUT_DIR: never point it at a directory we did not make.
-    if [[ -n $explicit_dir && -d $lgs_dir && -n $(ls -A "$lgs_dir") ]]; then
-      echo "sim_scale: $lgs_dir lacks txt2bin/LogGOPSim/LogGOPSim_stable and is not empty; not building into it" >&2
-      exit 1
-    fi
-    say "building LogGOPSim into $lgs_dir with $lgs_build (once; reused by later runs)"
-    "$lgs_build" "$lgs_dir" >"$tmp/lgs-build.log" 2>&1 || {
-      tail -20 "$tmp/lgs-build.log" >&2; echo "sim_scale: building LogGOPSim failed" >&2; exit 1
-    }
-  fi
+  source bench/lib/loggopsim.sh
+  loggopsim_find "${lgs_dir:-$outdir/loggopsim}" || { echo "sim_scale: or pass --no-loggopsim" >&2; exit 1; }
+  lgs_dir=$lgs
   lgs_note="LogGOPSim: $lgs_dir/LogGOPSim (spcl/LogGOPSim 76451de, g++ -O2), run on each GOAL case up to 2^$lgs_max_log2 ranks"
 else
   lgs_note="LogGOPSim: not run (--no-loggopsim); its columns are empty"

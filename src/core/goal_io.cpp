@@ -17,6 +17,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
@@ -31,6 +32,7 @@
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
 #include "choreo/text.hpp"
+#include "goal_read.hpp"
 
 namespace choreo {
 namespace {
@@ -51,6 +53,15 @@ bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 // Words are keywords, labels, numbers ("-1") and sizes ("64b").
 bool is_word_char(char c) {
   return is_letter(c) || is_digit(c) || c == '_' || c == '-' || c == '+';
+}
+
+// Equality of short words, inlined: the library's string_view == calls memcmp, a sixth of the
+// reader's time on million-op files.
+constexpr bool same(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
 }
 
 bool is_identifier(std::string_view text) {
@@ -437,6 +448,10 @@ class Lexer {
  public:
   explicit Lexer(std::string_view text) : text_(text) {}
 
+  std::string_view text() const { return text_; }
+  /// Offset of the next byte to read.
+  std::size_t position() const { return pos_; }
+
   Token next() {
     while (pos_ < text_.size()) {
       const char c = text_[pos_];
@@ -665,24 +680,72 @@ void apply_annotation(const PendingAnnotation& pending, Op& op) {
 // ---------------------------------------------------------------------------------------
 // Reader: statements.
 
-// What one `rank R { ... }` block collects before its ops get their final ids.
+/// A block's labels: an open-addressing table of views into the text, cleared (not freed)
+/// between blocks, so that a label costs no heap allocation (a node-based map made one per
+/// op, most of the reader's time on million-op files).
+class LabelTable {
+ public:
+  struct Entry {
+    std::string_view label;
+    std::uint32_t op_index = 0;
+    Line line = 0;
+  };
+
+  void clear() {
+    for (const std::uint32_t slot : used_) slots_[slot].label = {};
+    used_.clear();
+  }
+
+  /// The entry of `label`, or nullptr.
+  const Entry* find(std::string_view label) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = hash(label) & mask();; i = (i + 1) & mask()) {
+      const Entry& e = slots_[i];
+      if (e.label.empty()) return nullptr;
+      if (same(e.label, label)) return &e;
+    }
+  }
+
+  /// Inserts `entry` unless its label is there; returns the entry now holding the label and
+  /// whether it was inserted.
+  std::pair<const Entry*, bool> insert(const Entry& entry) {
+    if ((used_.size() + 1) * 2 > slots_.size()) grow();
+    for (std::size_t i = hash(entry.label) & mask();; i = (i + 1) & mask()) {
+      Entry& e = slots_[i];
+      if (e.label.empty()) {
+        e = entry;
+        used_.push_back(static_cast<std::uint32_t>(i));
+        return {&e, true};
+      }
+      if (same(e.label, entry.label)) return {&e, false};
+    }
+  }
+
+ private:
+  std::size_t mask() const { return slots_.size() - 1; }
+  static std::size_t hash(std::string_view text) {
+    std::uint64_t h = 14695981039346656037ull;  // FNV-1a: labels are short
+    for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+  void grow() {
+    std::vector<Entry> old;
+    old.reserve(used_.size());
+    for (const std::uint32_t slot : used_) old.push_back(slots_[slot]);
+    slots_.assign(std::max<std::size_t>(64, slots_.size() * 2), Entry{});
+    used_.clear();
+    for (const Entry& e : old) insert(e);
+  }
+
+  std::vector<Entry> slots_;
+  std::vector<std::uint32_t> used_;  ///< occupied slots, so clear() costs what was used
+};
+
+// What one `rank R { ... }` block collects as it is read; reused from block to block.
 struct Block {
-  int rank = 0;
+  detail::GoalBlock out;
   Line open_line = 0;
-  std::vector<Op> ops;
-  std::vector<std::size_t> needs_fresh_id;  // indices of ops without an l<N>/m<N> label
-  std::vector<std::int64_t> label_ids;      // ids given by l<N>/m<N> labels
-  struct LabelInfo {
-    std::size_t op_index;
-    Line line;
-  };
-  std::unordered_map<std::string_view, LabelInfo> labels;
-  struct Dependency {
-    std::size_t dependent;
-    std::size_t target;
-    bool started;  // irequires
-  };
-  std::vector<Dependency> dependencies;
+  LabelTable labels;
   struct AnyGroup {
     std::size_t dependent;
     std::vector<std::string_view> labels;
@@ -691,30 +754,43 @@ struct Block {
   };
   std::vector<AnyGroup> any_groups;
   PendingAnnotation pending;
+
+  void reset(int rank, Line line) {
+    out.rank = rank;
+    out.ops.clear();
+    out.needs_fresh_id.clear();
+    out.label_ids.clear();
+    out.dependencies.clear();
+    open_line = line;
+    labels.clear();
+    any_groups.clear();
+    pending = PendingAnnotation{};
+  }
 };
 
 bool is_op_keyword(std::string_view word) {
-  return word == "send" || word == "recv" || word == "calc";
+  return same(word, "send") || same(word, "recv") || same(word, "calc");
 }
 
 class GoalParser {
  public:
-  explicit GoalParser(std::string_view text) : lexer_(text) {}
+  GoalParser(std::string_view text, detail::GoalSink& sink,
+             const std::function<void(std::size_t)>& consumed)
+      : lexer_(text), sink_(sink), consumed_(consumed) {}
 
-  Schedule parse() {
+  void parse() {
     advance();
     while (token_.kind != TokenKind::EndOfFile) parse_top_level_statement();
     if (!num_ranks_seen_) {
       fail_at(token_.line, "missing 'num_ranks N'; a GOAL file starts with 'num_ranks N'");
     }
-    return std::move(schedule_);
   }
 
  private:
   void advance() { token_ = lexer_.next(); }
 
   bool at_word(std::string_view word) const {
-    return token_.kind == TokenKind::Word && token_.text == word;
+    return token_.kind == TokenKind::Word && same(token_.text, word);
   }
 
   [[noreturn]] void fail_expected(std::string_view what) const {
@@ -795,7 +871,7 @@ class GoalParser {
                                  " decodes to bytes that are not UTF-8 text; JSON (and so "
                                  "choreo) holds only UTF-8 names");
       }
-      schedule_.algorithm = std::move(*name);
+      sink_.algorithm(std::move(*name));
       algorithm_seen_ = true;
     }
     advance();
@@ -816,19 +892,21 @@ class GoalParser {
     expect_end_of_line("the end of the line after 'num_ranks N'");
     num_ranks_seen_ = true;
     num_ranks_line_ = line;
-    schedule_.ranks = ranks;
-    schedule_.programs.resize(static_cast<std::size_t>(ranks));
+    ranks_ = ranks;
+    seen_ranks_.assign(static_cast<std::size_t>(ranks), 0);
+    sink_.num_ranks(ranks);
   }
 
   void parse_rank_block() {
-    Block block;
-    block.open_line = token_.line;
+    Block& block = block_;
+    const Line open_line = token_.line;
     if (!num_ranks_seen_) {
-      fail_at(block.open_line, "missing 'num_ranks N' before the first rank block");
+      fail_at(open_line, "missing 'num_ranks N' before the first rank block");
     }
     advance();
-    block.rank = take_number<int>("a rank number after 'rank'", 0);
-    check_new_rank(block.rank, block.open_line);
+    const int rank = take_number<int>("a rank number after 'rank'", 0);
+    check_new_rank(rank, open_line);
+    block.reset(rank, open_line);
     if (token_.kind != TokenKind::OpenBrace)
       fail_expected("'{' after 'rank " + rank_text(block) + "'");
     advance();
@@ -843,24 +921,41 @@ class GoalParser {
     if (block.pending.line != 0) {
       fail_at(block.pending.line, "this '@choreo' annotation is followed by '}', not by an op");
     }
+    const std::size_t block_end = lexer_.position();
     advance();
     expect_end_of_line("the end of the line after '}'");
     finish_block(block);
+    if (consumed_) consumed_(block_end);
   }
 
-  static std::string rank_text(const Block& block) { return number_text(block.rank); }
+  static std::string rank_text(const Block& block) { return number_text(block.out.rank); }
 
   void check_new_rank(int rank, Line line) {
-    if (rank >= schedule_.ranks) {
+    if (rank >= ranks_) {
       fail_at(line, "rank " + number_text(rank) + " is out of range: num_ranks is " +
-                        number_text(schedule_.ranks) + " (line " + number_text(num_ranks_line_) +
-                        "), so ranks are 0 to " + number_text(schedule_.ranks - 1));
+                        number_text(ranks_) + " (line " + number_text(num_ranks_line_) +
+                        "), so ranks are 0 to " + number_text(ranks_ - 1));
     }
-    const auto [it, inserted] = block_lines_.emplace(rank, line);
-    if (!inserted) {
+    if (seen_ranks_[static_cast<std::size_t>(rank)]) {
+      // Only on failure: find where the rank's first block was.
       fail_at(line, "rank " + number_text(rank) + "'s block appears twice (first on line " +
-                        number_text(it->second) + ")");
+                        number_text(first_block_line(rank)) + ")");
     }
+    seen_ranks_[static_cast<std::size_t>(rank)] = 1;
+  }
+
+  /// The line of rank's block, found again by a second lexer (errors only: a map kept for
+  /// this cost a node per rank).
+  Line first_block_line(int rank) const {
+    Lexer again(lexer_.text());
+    Token previous;
+    for (Token t = again.next(); t.kind != TokenKind::EndOfFile; t = again.next()) {
+      if (previous.kind == TokenKind::Word && previous.text == "rank" &&
+          t.kind == TokenKind::Word && t.text == number_text(rank))
+        return previous.line;
+      previous = t;
+    }
+    return 0;
   }
 
   // ---- inside a rank block
@@ -901,7 +996,7 @@ class GoalParser {
       return parse_op(block, keyword, first);
     }
     if (is_op_keyword(first.text)) return parse_op(block, first, std::nullopt);
-    if (first.text == "rank" || first.text == "num_ranks") {
+    if (same(first.text, "rank") || same(first.text, "num_ranks")) {
       fail_at(first.line, quoted(first.text) + " inside rank " + rank_text(block) +
                               "'s block (opened on line " + number_text(block.open_line) +
                               "); close it with '}' first");
@@ -927,25 +1022,27 @@ class GoalParser {
       fail_at(block.pending.line,
               "this '@choreo' annotation is followed by a dependency, not by an op");
     }
-    block.dependencies.push_back(
-        {defined_label(block, dependent), defined_label(block, target), started});
+    const std::uint32_t dependent_index = defined_label(block, dependent);
+    block.out.dependencies.push_back(
+        {dependent_index, defined_label(block, target),
+         started ? detail::GoalDependency::Kind::Started : detail::GoalDependency::Kind::Completed});
   }
 
-  std::size_t defined_label(const Block& block, const Token& label) const {
-    const auto it = block.labels.find(label.text);
-    if (it == block.labels.end()) {
+  std::uint32_t defined_label(const Block& block, const Token& label) const {
+    const LabelTable::Entry* entry = block.labels.find(label.text);
+    if (entry == nullptr) {
       fail_at(label.line, "dependency names label " + quoted(label.text) +
                               ", which is not defined earlier in rank " + rank_text(block) +
                               "'s block");
     }
-    return it->second.op_index;
+    return entry->op_index;
   }
 
   void parse_op(Block& block, const Token& keyword, const std::optional<Token>& label) {
     Op op;
-    if (keyword.text == "send") {
+    if (same(keyword.text, "send")) {
       parse_message(op, OpKind::Send);
-    } else if (keyword.text == "recv") {
+    } else if (same(keyword.text, "recv")) {
       parse_message(op, OpKind::Recv);
     } else {
       parse_calc(op);
@@ -957,7 +1054,7 @@ class GoalParser {
               "group; give the group too, or drop it");
     }
     if (block.pending.any_labels) {
-      block.any_groups.push_back({block.ops.size(), std::move(*block.pending.any_labels),
+      block.any_groups.push_back({block.out.ops.size(), std::move(*block.pending.any_labels),
                                   block.pending.goal_requires, block.pending.line});
     }
     block.pending = PendingAnnotation{};
@@ -991,31 +1088,31 @@ class GoalParser {
 
   // The optional `tag T`, `cpu C`, `nic N` after an op, each at most once, in any order.
   void parse_options(Op& op, std::string_view name) {
-    const bool message = name != "calc";
+    const bool message = !same(name, "calc");
     bool tag_seen = false;
     bool cpu_seen = false;
     bool nic_seen = false;
     while (token_.kind == TokenKind::Word) {
       const std::string_view key = token_.text;
-      bool* seen = key == "cpu"              ? &cpu_seen
-                   : message && key == "tag" ? &tag_seen
-                   : message && key == "nic" ? &nic_seen
+      bool* seen = same(key, "cpu")              ? &cpu_seen
+                   : message && same(key, "tag") ? &tag_seen
+                   : message && same(key, "nic") ? &nic_seen
                                              : nullptr;
       if (seen == nullptr) break;
       if (*seen) fail_at(token_.line, cat({"'", key, "' is given twice in one ", name}));
       *seen = true;
       advance();
-      if (key == "tag") {
-        op.tag = name == "recv" ? take_number<int>("a tag (or -1 for any) after 'tag'", kAny)
+      if (same(key, "tag")) {
+        op.tag = same(name, "recv") ? take_number<int>("a tag (or -1 for any) after 'tag'", kAny)
                                 : take_number<int>("a tag after 'tag'", 0);
-      } else if (key == "cpu") {
+      } else if (same(key, "cpu")) {
         op.cpu = take_number<int>("a cpu number after 'cpu'", 0);
       } else {
         op.nic = take_number<int>("a nic number after 'nic'", 0);
       }
     }
-    expect_end_of_line(name == "send"   ? "'tag', 'cpu', 'nic' or the end of the line in a send"
-                       : name == "recv" ? "'tag', 'cpu', 'nic' or the end of the line in a recv"
+    expect_end_of_line(same(name, "send")   ? "'tag', 'cpu', 'nic' or the end of the line in a send"
+                       : same(name, "recv") ? "'tag', 'cpu', 'nic' or the end of the line in a recv"
                                         : "'cpu' or the end of the line in a calc");
   }
 
@@ -1045,97 +1142,143 @@ class GoalParser {
   }
 
   void add_op(Block& block, Op op, const std::optional<Token>& label) {
-    const std::size_t index = block.ops.size();
+    const std::size_t index = block.out.ops.size();
     std::optional<std::int64_t> id;
     if (label) {
-      const auto [it, inserted] =
-          block.labels.emplace(label->text, Block::LabelInfo{index, label->line});
+      const auto [entry, inserted] = block.labels.insert(
+          {label->text, static_cast<std::uint32_t>(index), label->line});
       if (!inserted) {
         fail_at(label->line, "label " + quoted(label->text) + " is defined twice in rank " +
                                  rank_text(block) + "'s block (first on line " +
-                                 number_text(it->second.line) + ")");
+                                 number_text(entry->line) + ")");
       }
       id = id_of_label(label->text);
     }
     if (id) {
       op.id = *id;
-      block.label_ids.push_back(*id);
+      block.out.label_ids.push_back(*id);
     } else {
-      block.needs_fresh_id.push_back(index);
+      block.out.needs_fresh_id.push_back(index);
     }
+    // Within a block, ops are counted by 32-bit positions; over the file, by choreo's limit.
     if (++op_count_ > limits::kMaxOps) {
       fail_at(token_.line, "more than " + number_text(limits::kMaxOps) +
                                " ops, more than choreo takes (docs/formats.md, Limits)");
     }
-    block.ops.push_back(std::move(op));
+    block.out.ops.push_back(std::move(op));
   }
 
-  // Unlabeled ops (and other labels) get the smallest ids no l<N> label uses, in program
-  // order; then dependencies, recorded as op indices, become ids.
+  // First-of groups become dependencies, then the sink takes the block.
   void finish_block(Block& block) {
-    std::vector<std::int64_t>& taken = block.label_ids;
-    std::sort(taken.begin(), taken.end());
-    std::size_t next_taken = 0;
-    std::int64_t candidate = 0;
-    for (const std::size_t index : block.needs_fresh_id) {
-      while (next_taken < taken.size() && taken[next_taken] <= candidate) {
-        if (taken[next_taken] == candidate) ++candidate;
-        ++next_taken;
-      }
-      block.ops[index].id = candidate++;
-    }
-    for (const Block::Dependency& dependency : block.dependencies) {
-      Op& op = block.ops[dependency.dependent];
-      auto& list = dependency.started ? op.requires_started : op.requires_completed;
-      list.push_back(block.ops[dependency.target].id);
-    }
     for (const Block::AnyGroup& group : block.any_groups) resolve_any_group(block, group);
-    schedule_.programs[static_cast<std::size_t>(block.rank)].ops = std::move(block.ops);
+    sink_.block(block.out);
   }
 
-  // Turns a group's labels into ids and drops the `requires` the writer put in its place,
-  // so that choreo's GOAL round trip gives back the group and nothing else.
+  // Turns a group's labels into dependencies and drops the `requires` the writer put in its
+  // place, so that choreo's GOAL round trip gives back the group and nothing else.
   void resolve_any_group(Block& block, const Block::AnyGroup& group) const {
-    Op& op = block.ops[group.dependent];
-    const auto id_of = [&](std::string_view label) {
-      const auto it = block.labels.find(label);
-      if (it == block.labels.end()) {
+    using Kind = detail::GoalDependency::Kind;
+    auto& dependencies = block.out.dependencies;
+    const auto dependent = static_cast<std::uint32_t>(group.dependent);
+    const auto index_of = [&](std::string_view label) {
+      const LabelTable::Entry* entry = block.labels.find(label);
+      if (entry == nullptr) {
         fail_at(group.line, "'requires_any=' names label " + quoted(label) + ", which rank " +
                                 rank_text(block) + "'s block does not define");
       }
-      return block.ops[it->second.op_index].id;
+      return entry->op_index;
     };
-    for (const std::string_view label : group.labels) op.requires_any.push_back(id_of(label));
+    for (const std::string_view label : group.labels)
+      dependencies.push_back({dependent, index_of(label), Kind::Any});
     if (!group.goal_requires) return;
-    const std::int64_t stand_in = id_of(*group.goal_requires);
-    if (std::find(op.requires_any.begin(), op.requires_any.end(), stand_in) ==
-        op.requires_any.end()) {
+    const std::uint32_t stand_in = index_of(*group.goal_requires);
+    // Labels name ops one to one, so member and stand-in compare by position.
+    if (std::none_of(group.labels.begin(), group.labels.end(),
+                     [&](std::string_view label) { return index_of(label) == stand_in; })) {
       fail_at(group.line, "'goal_requires=" + std::string(*group.goal_requires) +
                               "' must name a member of the 'requires_any=' group");
     }
-    auto& required = op.requires_completed;
-    const auto it = std::find(required.rbegin(), required.rend(), stand_in);
-    if (it == required.rend()) {
+    const auto it = std::find_if(dependencies.rbegin(), dependencies.rend(), [&](const auto& d) {
+      return d.dependent == dependent && d.target == stand_in && d.kind == Kind::Completed;
+    });
+    if (it == dependencies.rend()) {
       fail_at(group.line, "'goal_requires=" + std::string(*group.goal_requires) +
                               "' but the op has no 'requires " + std::string(*group.goal_requires) +
                               "' line; add it (it is what LogGOPSim sees of the group)");
     }
-    required.erase(std::next(it).base());
+    dependencies.erase(std::next(it).base());
   }
 
   Lexer lexer_;
   Token token_;
-  Schedule schedule_;
+  detail::GoalSink& sink_;
+  const std::function<void(std::size_t)>& consumed_;
+  Block block_;
+  int ranks_ = 0;
+  std::vector<char> seen_ranks_;  // per rank: its block was read
   bool num_ranks_seen_ = false;
   Line num_ranks_line_ = 0;
   bool algorithm_seen_ = false;
   std::int64_t op_count_ = 0;
-  std::unordered_map<int, Line> block_lines_;  // rank -> line of its block
+};
+
+/// Builds the Schedule: ids for unlabelled ops, dependencies as id lists.
+class GoalScheduleSink final : public detail::GoalSink {
+ public:
+  void num_ranks(int ranks) override {
+    schedule_.ranks = ranks;
+    schedule_.programs.resize(static_cast<std::size_t>(ranks));
+  }
+  void algorithm(std::string name) override { schedule_.algorithm = std::move(name); }
+  void block(detail::GoalBlock& block) override {
+    using Kind = detail::GoalDependency::Kind;
+    detail::assign_fresh_ids(block);
+    auto& ops = block.ops;
+    for (const detail::GoalDependency& d : block.dependencies) {
+      Op& op = ops[d.dependent];
+      auto& list = d.kind == Kind::Completed ? op.requires_completed
+                   : d.kind == Kind::Started ? op.requires_started
+                                             : op.requires_any;
+      list.push_back(ops[d.target].id);
+    }
+    schedule_.programs[static_cast<std::size_t>(block.rank)].ops = std::move(ops);
+  }
+  Schedule take() { return std::move(schedule_); }
+
+ private:
+  Schedule schedule_;
 };
 
 }  // namespace
 
-Schedule schedule_from_goal(const std::string& text) { return GoalParser(text).parse(); }
+namespace detail {
+
+void read_goal(std::string_view text, GoalSink& sink,
+               const std::function<void(std::size_t)>& consumed) {
+  GoalParser(text, sink, consumed).parse();
+}
+
+void assign_fresh_ids(GoalBlock& block) {
+  std::vector<std::int64_t>& taken = block.label_ids;
+  std::sort(taken.begin(), taken.end());
+  std::size_t next_taken = 0;
+  std::int64_t candidate = 0;
+  for (const std::size_t index : block.needs_fresh_id) {
+    while (next_taken < taken.size() && taken[next_taken] <= candidate) {
+      if (taken[next_taken] == candidate) ++candidate;
+      ++next_taken;
+    }
+    block.ops[index].id = candidate++;
+  }
+}
+
+}  // namespace detail
+
+Schedule schedule_from_goal(const std::string& text) {
+  GoalScheduleSink sink;
+  detail::read_goal(text, sink);
+  return sink.take();
+}
 
 std::string schedule_to_goal(const Schedule& schedule) {
   if (schedule.ranks < 0 || schedule.programs.size() != static_cast<std::size_t>(schedule.ranks)) {

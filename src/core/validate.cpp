@@ -12,6 +12,7 @@
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
 #include "message_order.hpp"
+#include "op_fields.hpp"
 
 namespace choreo {
 namespace {
@@ -44,7 +45,9 @@ void check_region(int rank, const Op& op, const Region& region, const char* name
                      name, region.offset, region.offset, op.bytes));
 }
 
-void check_op_fields(int ranks, int rank, const Op& op) {
+}  // namespace
+
+void detail::check_op_fields(int ranks, int rank, const Op& op) {
   auto check_peer = [&](bool wildcard_allowed) {
     if (wildcard_allowed && op.peer == kAny) return;
     if (op.peer < 0 || op.peer >= ranks)
@@ -73,6 +76,8 @@ void check_op_fields(int ranks, int rank, const Op& op) {
   check_region(rank, op, op.region, "region");
   if (op.kind == OpKind::Copy) check_region(rank, op, op.source, "source");
 }
+
+namespace {
 
 /// Maps op ids to indices within one rank's program.
 using IdIndex = std::unordered_map<std::int64_t, std::size_t>;
@@ -459,7 +464,7 @@ std::vector<MessageMatch> validate(const Schedule& schedule) {
                     schedule.ranks, schedule.programs.size()));
   for (int r = 0; r < schedule.ranks; ++r) {
     const Program& program = schedule.programs[r];
-    for (const Op& op : program.ops) check_op_fields(schedule.ranks, r, op);
+    for (const Op& op : program.ops) detail::check_op_fields(schedule.ranks, r, op);
     IdIndex index = index_ids(r, program);
     check_dependencies_exist(r, program, index);
     check_no_cycle(r, program, index);

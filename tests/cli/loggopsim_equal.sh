@@ -20,29 +20,18 @@ repo=$(cd "$here/../.." && pwd)
 data=$repo/tests/data
 
 say() { printf 'loggopsim_equal: %s\n' "$*"; }
-have_lgs() { [[ -x $1/txt2bin && -x $1/LogGOPSim && -x $1/LogGOPSim_stable ]]; }
+source "$repo/bench/lib/loggopsim.sh"
 
 # --- LogGOPSim ---------------------------------------------------------------------------------
 if [[ -n ${LOGGOPSIM_DIR:-} ]]; then
   lgs=$(realpath -m "$LOGGOPSIM_DIR")
-  have_lgs "$lgs" || { say "LOGGOPSIM_DIR=$lgs lacks txt2bin, LogGOPSim or LogGOPSim_stable"; exit 1; }
+  loggopsim_has "$lgs" || { say "LOGGOPSIM_DIR=$lgs lacks txt2bin, LogGOPSim or LogGOPSim_stable"; exit 1; }
 else
-  lgs=$work/loggopsim
-  if ! have_lgs "$lgs"; then
-    build=${LOGGOPSIM_BUILD:-$(cd "$repo/.." && pwd)/shared/anchors/build_loggopsim.sh}
-    if [[ ! -f $build ]]; then
-      say "SKIP: no LogGOPSim: no $build (set LOGGOPSIM_BUILD to the anchors' build_loggopsim.sh or LOGGOPSIM_DIR to a built LogGOPSim)"
-      exit 77
-    fi
-    mkdir -p "$work"
-    # The build script starts with rm -rf OUT_DIR: $lgs is ours (WORKDIR/loggopsim).
-    say "building LogGOPSim into $lgs with $build (once; reused while the binaries exist)"
-    t0=$EPOCHREALTIME
-    if ! bash "$build" "$lgs" >"$work/loggopsim-build.log" 2>&1; then
-      tail -20 "$work/loggopsim-build.log"; say "building LogGOPSim failed (log: $work/loggopsim-build.log)"; exit 1
-    fi
-    say "built LogGOPSim in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b - a}') s"
-  fi
+  mkdir -p "$work"
+  status=0
+  loggopsim_find "$work/loggopsim" || status=$?
+  ((status != 77)) || { say "SKIP: no LogGOPSim to compare with"; exit 77; }
+  ((status == 0)) || exit 1
 fi
 say "LogGOPSim: $lgs"
 

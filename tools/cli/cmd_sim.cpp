@@ -9,6 +9,8 @@
 #include "choreo/io.hpp"
 #include "choreo/run_result.hpp"
 #include "choreo/sim/engine.hpp"
+#include "choreo/sim/schedule_file.hpp"
+#include "choreo/sim/validate.hpp"
 #include "choreo/sim/trace.hpp"
 #include "choreo/validate.hpp"
 #include "cli/common.hpp"
@@ -48,10 +50,18 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
       return coll::generate(a.generate);
     }
     name = a.file;
+    if (a.trace.empty()) {
+      // Straight into the compact form (GOAL text streams; no Schedule): what a file of
+      // millions of ops needs. A trace wants the ops' slots, which only a Schedule keeps.
+      sim::LoadedSchedule loaded = sim::load_compact(a.file);
+      algorithm = std::move(loaded.algorithm);
+      if (!a.no_validate) sim::validate(loaded.schedule);
+      return std::move(loaded.schedule);
+    }
     Schedule schedule = load_schedule(a.file);
     algorithm = schedule.algorithm;
     if (!a.no_validate) validate(schedule);
-    if (!a.trace.empty()) slots = sim::op_slots(schedule);
+    slots = sim::op_slots(schedule);
     return sim::compact(schedule);
   }();
   build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
