@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "choreo/error.hpp"
+#include "validate_detail.hpp"
 
 namespace choreo::detail {
 namespace {
@@ -31,114 +31,106 @@ constexpr std::size_t kWalkBudgetFloor = 1 << 20;
 
 class RankOrder {
  public:
-  explicit RankOrder(const Program& program) : ops_(program.ops) {
-    std::size_t edges = 0;
-    for (std::size_t i = 0; i < ops_.size(); ++i) {
-      index_.emplace(ops_[i].id, i);
-      edges += ops_[i].requires_completed.size() + ops_[i].requires_started.size();
-    }
-    budget_ = std::max(kWalkBudgetFloor, kWalkBudgetPerOp * (ops_.size() + edges));
-    state_.assign(ops_.size(), kUnknown);
-    scratch_.assign(ops_.size(), kUnknown);
+  RankOrder(const RankGraph& g, RankScratch& s) : g_(g), s_(s) {
+    const std::size_t edges = g.completed.items.size() + g.started.items.size();
+    budget_ = std::max(kWalkBudgetFloor, kWalkBudgetPerOp * (g.size() + edges));
+    s.state.assign(g.size(), kUnknown);
+    s.other_state.assign(g.size(), kUnknown);
+    s.touched.clear();
+    s.other_touched.clear();
+    s.stack.clear();
   }
 
   /// True when op a (earlier in program order) certainly starts before op b.
   bool starts_before(std::size_t a, std::size_t b) {
-    const Op& first = ops_[a];
-    const Op& second = ops_[b];
-    if (first.requires_completed.empty() && first.requires_started.empty() &&
-        first.requires_any.empty())
+    if (g_.completed[a].empty() && g_.started[a].empty() && g_.any[a].empty())
       return true;  // ready at the start, so started before anything later in program order
-    certain_once_ready(second);
-    const bool ordered = state_[a] != kUnknown || implied(first, second);
-    for (std::size_t v : touched_) state_[v] = kUnknown;
-    touched_.clear();
+    certain_once_ready(b);
+    const bool ordered = s_.state[a] != kUnknown || implied(a, b);
+    for (std::uint32_t v : s_.touched) s_.state[v] = kUnknown;
+    s_.touched.clear();
     return ordered;
   }
 
  private:
   enum : std::uint8_t { kUnknown = 0, kStarted = 1, kCompleted = 2 };
 
-  /// Marks in state_ what is certain once b may start: each op it requires completed, each
+  /// Marks in state what is certain once b may start: each op it requires completed, each
   /// it irequires started, what all members of its first-of group imply (one of them
   /// completed, whichever it was), and, recursively, what their own start implies.
-  void certain_once_ready(const Op& b) {
-    for (std::int64_t id : b.requires_completed) mark(state_, touched_, id, kCompleted);
-    for (std::int64_t id : b.requires_started) mark(state_, touched_, id, kStarted);
-    walk(state_, touched_);
-    if (b.requires_any.empty()) return;
+  void certain_once_ready(std::size_t b) {
+    for (std::uint32_t v : g_.completed[b]) mark(s_.state, s_.touched, v, kCompleted);
+    for (std::uint32_t v : g_.started[b]) mark(s_.state, s_.touched, v, kStarted);
+    walk(s_.state, s_.touched);
+    const auto group = g_.any[b];
+    if (group.empty()) return;
     // The intersection of what each member's completion implies.
-    std::vector<std::pair<std::size_t, std::uint8_t>> common;
-    for (std::size_t k = 0; k < b.requires_any.size(); ++k) {
-      mark(scratch_, scratch_touched_, b.requires_any[k], kCompleted);
-      walk(scratch_, scratch_touched_);
+    auto& common = s_.common;
+    common.clear();
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      mark(s_.other_state, s_.other_touched, group[k], kCompleted);
+      walk(s_.other_state, s_.other_touched);
       if (k == 0) {
-        for (std::size_t v : scratch_touched_) common.emplace_back(v, scratch_[v]);
+        for (std::uint32_t v : s_.other_touched) common.emplace_back(v, s_.other_state[v]);
       } else {
         std::erase_if(common, [&](auto& entry) {
-          entry.second = std::min(entry.second, scratch_[entry.first]);
+          entry.second = std::min(entry.second, s_.other_state[entry.first]);
           return entry.second == kUnknown;
         });
       }
-      for (std::size_t v : scratch_touched_) scratch_[v] = kUnknown;
-      scratch_touched_.clear();
+      for (std::uint32_t v : s_.other_touched) s_.other_state[v] = kUnknown;
+      s_.other_touched.clear();
       if (common.empty()) break;
     }
     for (const auto& [v, level] : common) {
-      if (state_[v] == kUnknown) touched_.push_back(v);
-      state_[v] = std::max(state_[v], level);
+      if (s_.state[v] == kUnknown) s_.touched.push_back(v);
+      s_.state[v] = std::max(s_.state[v], level);
     }
   }
 
-  void mark(std::vector<std::uint8_t>& state, std::vector<std::size_t>& touched, std::int64_t id,
+  void mark(std::vector<std::uint8_t>& state, std::vector<std::uint32_t>& touched, std::uint32_t v,
             std::uint8_t level) {
-    const std::size_t v = index_.at(id);
     if (state[v] >= level) return;
     if (state[v] == kUnknown) {
       touched.push_back(v);
-      stack_.push_back(v);  // its own dependencies, once
+      s_.stack.push_back(v);  // its own dependencies, once
     }
     state[v] = level;
   }
 
-  /// Marks, from the ops on stack_, what their start implies: their requires completed and
-  /// irequires started, recursively (within the walk budget).
-  void walk(std::vector<std::uint8_t>& state, std::vector<std::size_t>& touched) {
-    while (!stack_.empty() && budget_ > 0) {
-      const Op& op = ops_[stack_.back()];
-      stack_.pop_back();
+  /// Marks, from the ops on the stack, what their start implies: their requires completed
+  /// and irequires started, recursively (within the walk budget).
+  void walk(std::vector<std::uint8_t>& state, std::vector<std::uint32_t>& touched) {
+    while (!s_.stack.empty() && budget_ > 0) {
+      const std::uint32_t op = s_.stack.back();
+      s_.stack.pop_back();
       --budget_;
-      for (std::int64_t id : op.requires_completed) mark(state, touched, id, kCompleted);
-      for (std::int64_t id : op.requires_started) mark(state, touched, id, kStarted);
+      for (std::uint32_t v : g_.completed[op]) mark(state, touched, v, kCompleted);
+      for (std::uint32_t v : g_.started[op]) mark(state, touched, v, kStarted);
     }
-    stack_.clear();
+    s_.stack.clear();
   }
 
   /// Is every dependency of a certain once b may start?
-  bool implied(const Op& a, const Op& b) const {
-    auto at_least = [&](std::int64_t id, std::uint8_t level) {
-      return state_[index_.at(id)] >= level;
-    };
-    for (std::int64_t id : a.requires_completed)
-      if (!at_least(id, kCompleted)) return false;
-    for (std::int64_t id : a.requires_started)
-      if (!at_least(id, kStarted)) return false;
-    if (a.requires_any.empty()) return true;
+  bool implied(std::size_t a, std::size_t b) const {
+    for (std::uint32_t v : g_.completed[a])
+      if (s_.state[v] < kCompleted) return false;
+    for (std::uint32_t v : g_.started[a])
+      if (s_.state[v] < kStarted) return false;
+    const auto group = g_.any[a];
+    if (group.empty()) return true;
     // a's group is met if one of its members certainly completed, or if b's own group is
     // made of a's members only (b may start only once one of them completed).
-    for (std::int64_t id : a.requires_any)
-      if (at_least(id, kCompleted)) return true;
-    return !b.requires_any.empty() &&
-           std::all_of(b.requires_any.begin(), b.requires_any.end(), [&](std::int64_t id) {
-             return std::find(a.requires_any.begin(), a.requires_any.end(), id) !=
-                    a.requires_any.end();
-           });
+    for (std::uint32_t v : group)
+      if (s_.state[v] >= kCompleted) return true;
+    const auto other = g_.any[b];
+    return !other.empty() && std::all_of(other.begin(), other.end(), [&](std::uint32_t v) {
+      return std::find(group.begin(), group.end(), v) != group.end();
+    });
   }
 
-  const std::vector<Op>& ops_;
-  std::unordered_map<std::int64_t, std::size_t> index_;
-  std::vector<std::uint8_t> state_, scratch_;
-  std::vector<std::size_t> touched_, scratch_touched_, stack_;
+  const RankGraph& g_;
+  RankScratch& s_;
   std::size_t budget_ = 0;
 };
 
@@ -159,25 +151,47 @@ class RankOrder {
 
 }  // namespace
 
+bool find_channel_pairs(const RankGraph& g, RankScratch& s) {
+  // The message ops sorted by channel (kind, peer, tag), program order within one: each
+  // neighbour pair of one channel is a pair to check. A sort of positions in reused scratch
+  // rather than a map of channels, so that a rank costs no allocation.
+  s.channel.clear();
+  for (std::size_t i = 0; i < g.size(); ++i)
+    if (g.kind[i] == OpKind::Send || g.kind[i] == OpKind::Recv)
+      s.channel.push_back(static_cast<std::uint32_t>(i));
+  const auto key = [&](std::uint32_t i) { return std::tuple(g.kind[i], g.peer[i], g.tag[i], i); };
+  std::sort(s.channel.begin(), s.channel.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  s.pairs.clear();
+  for (std::size_t k = 1; k < s.channel.size(); ++k) {
+    const std::uint32_t a = s.channel[k - 1], b = s.channel[k];
+    if (g.kind[a] == g.kind[b] && g.peer[a] == g.peer[b] && g.tag[a] == g.tag[b])
+      s.pairs.emplace_back(a, b);
+  }
+  // Checked (and so reported) in program order of the later op.
+  std::sort(s.pairs.begin(), s.pairs.end(),
+            [](const auto& x, const auto& y) { return x.second < y.second; });
+  return !s.pairs.empty();
+}
+
+void check_channel_pairs(const RankGraph& g, RankScratch& s) {
+  RankOrder order(g, s);
+  for (const auto& [a, b] : s.pairs)
+    if (!order.starts_before(a, b)) fail_unordered(g.rank, g.op(a), g.op(b));
+}
+
 void check_channel_order(const Schedule& schedule) {
+  RankGraph graph;
+  RankScratch scratch;
+  std::unordered_map<std::int64_t, std::size_t> index;
   for (int r = 0; r < schedule.ranks; ++r) {
-    const auto& ops = schedule.programs[static_cast<std::size_t>(r)].ops;
-    // (kind, peer, tag) -> the last op of that channel in program order.
-    std::map<std::tuple<OpKind, int, int>, std::size_t> last;
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      if (!op.is_message()) continue;
-      auto [it, inserted] = last.try_emplace({op.kind, op.peer, op.tag}, i);
-      if (!inserted) {
-        pairs.emplace_back(it->second, i);
-        it->second = i;
-      }
-    }
-    if (pairs.empty()) continue;
-    RankOrder order(schedule.programs[static_cast<std::size_t>(r)]);
-    for (const auto& [a, b] : pairs)
-      if (!order.starts_before(a, b)) fail_unordered(r, ops[a], ops[b]);
+    const Program& program = schedule.programs[static_cast<std::size_t>(r)];
+    fill_kinds(r, program, graph);
+    if (!find_channel_pairs(graph, scratch)) continue;
+    index.clear();
+    for (std::size_t i = 0; i < program.ops.size(); ++i) index.emplace(program.ops[i].id, i);
+    fill_dependencies(program, index, graph);
+    check_channel_pairs(graph, scratch);
   }
 }
 

@@ -12,7 +12,7 @@
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
 #include "message_order.hpp"
-#include "op_fields.hpp"
+#include "validate_detail.hpp"
 
 namespace choreo {
 namespace {
@@ -47,7 +47,9 @@ void check_region(int rank, const Op& op, const Region& region, const char* name
 
 }  // namespace
 
-void detail::check_op_fields(int ranks, int rank, const Op& op) {
+namespace detail {
+
+void check_op_fields(int ranks, int rank, const Op& op) {
   auto check_peer = [&](bool wildcard_allowed) {
     if (wildcard_allowed && op.peer == kAny) return;
     if (op.peer < 0 || op.peer >= ranks)
@@ -76,6 +78,8 @@ void detail::check_op_fields(int ranks, int rank, const Op& op) {
   check_region(rank, op, op.region, "region");
   if (op.kind == OpKind::Copy) check_region(rank, op, op.source, "source");
 }
+
+}  // namespace detail
 
 namespace {
 
@@ -115,72 +119,155 @@ void check_dependencies_exist(int rank, const Program& program, const IdIndex& i
   }
 }
 
+}  // namespace
+
+namespace detail {
+
+void fill_kinds(int rank, const Program& program, RankGraph& graph) {
+  graph.clear(rank);
+  for (const Op& op : program.ops) {
+    graph.kind.push_back(op.kind);
+    graph.peer.push_back(op.peer);
+    graph.tag.push_back(op.tag);
+  }
+  graph.op = [&program](std::size_t i) { return program.ops[i]; };
+}
+
+void fill_dependencies(const Program& program, const IdIndex& index, RankGraph& graph) {
+  const auto position = [&](std::int64_t id) { return static_cast<std::uint32_t>(index.at(id)); };
+  for (const Op& op : program.ops) {
+    for (std::int64_t id : op.requires_completed) graph.completed.push(position(id));
+    graph.completed.end_list();
+    for (std::int64_t id : op.requires_started) graph.started.push(position(id));
+    graph.started.end_list();
+    for (std::int64_t id : op.requires_any) graph.any.push(position(id));
+    graph.any.end_list();
+  }
+}
+
+namespace {
+/// out[d] lists the ops whose lists in `ins` hold d (a counting sort, one pass to count, one
+/// to place).
+void reverse_lists(std::size_t n, std::initializer_list<const FlatLists*> ins, FlatLists& out,
+                   std::vector<std::uint32_t>& next) {
+  out.offset.assign(n + 1, 0);
+  for (const FlatLists* in : ins)
+    for (std::uint32_t d : in->items) ++out.offset[d + 1];
+  for (std::size_t i = 0; i < n; ++i) out.offset[i + 1] += out.offset[i];
+  out.items.resize(out.offset[n]);
+  next.assign(out.offset.begin(), out.offset.end() - 1);
+  for (const FlatLists* in : ins)
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::uint32_t d : (*in)[i]) out.items[next[d]++] = static_cast<std::uint32_t>(i);
+}
+}  // namespace
+
 /// Kahn's algorithm per rank, a first-of group counting as one dependency that its first
 /// member to finish meets (so a group is stuck only when all its members are); on failure
 /// walks back along unfinished dependencies to print one cycle.
-void check_no_cycle(int rank, const Program& program, const IdIndex& index) {
-  const std::size_t n = program.ops.size();
-  std::vector<std::vector<std::size_t>> dependents(n), any_dependents(n);
-  std::vector<std::size_t> pending(n, 0);
-  std::vector<char> any_open(n, 0);
+void check_no_cycle(const RankGraph& g, RankScratch& s) {
+  const std::size_t n = g.size();
+  reverse_lists(n, {&g.completed, &g.started}, s.dependents, s.ready);
+  reverse_lists(n, {&g.any}, s.any_dependents, s.ready);
+  s.pending.assign(n, 0);
+  s.any_open.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const Op& op = program.ops[i];
-    for (const auto* deps : {&op.requires_completed, &op.requires_started})
-      for (std::int64_t dep : *deps) {
-        dependents[index.at(dep)].push_back(i);
-        ++pending[i];
-      }
-    for (std::int64_t dep : op.requires_any) any_dependents[index.at(dep)].push_back(i);
-    if (!op.requires_any.empty()) {
-      any_open[i] = 1;
-      ++pending[i];
-    }
+    s.any_open[i] = g.any[i].empty() ? 0 : 1;
+    s.pending[i] =
+        static_cast<std::uint32_t>(g.completed[i].size() + g.started[i].size()) + s.any_open[i];
   }
-  std::vector<std::size_t> ready;
+  s.ready.clear();
   for (std::size_t i = 0; i < n; ++i)
-    if (pending[i] == 0) ready.push_back(i);
+    if (s.pending[i] == 0) s.ready.push_back(static_cast<std::uint32_t>(i));
   std::size_t done = 0;
-  while (!ready.empty()) {
-    std::size_t i = ready.back();
-    ready.pop_back();
+  while (!s.ready.empty()) {
+    std::uint32_t i = s.ready.back();
+    s.ready.pop_back();
     ++done;
-    for (std::size_t d : dependents[i])
-      if (--pending[d] == 0) ready.push_back(d);
-    for (std::size_t d : any_dependents[i]) {
-      if (!any_open[d]) continue;  // an earlier member met the group
-      any_open[d] = 0;
-      if (--pending[d] == 0) ready.push_back(d);
+    for (std::uint32_t d : s.dependents[i])
+      if (--s.pending[d] == 0) s.ready.push_back(d);
+    for (std::uint32_t d : s.any_dependents[i]) {
+      if (!s.any_open[d]) continue;  // an earlier member met the group
+      s.any_open[d] = 0;
+      if (--s.pending[d] == 0) s.ready.push_back(d);
     }
   }
   if (done == n) return;
 
   std::size_t at = 0;
-  while (pending[at] == 0) ++at;
-  std::vector<std::size_t> path;
-  std::vector<char> seen(n, 0);
-  while (!seen[at]) {
-    seen[at] = 1;
-    path.push_back(at);
-    const Op& op = program.ops[at];
+  while (s.pending[at] == 0) ++at;
+  s.path.clear();
+  s.seen.assign(n, 0);
+  while (!s.seen[at]) {
+    s.seen[at] = 1;
+    s.path.push_back(static_cast<std::uint32_t>(at));
     std::size_t next = at;
-    for (const auto* deps : {&op.requires_completed, &op.requires_started})
-      for (std::int64_t dep : *deps)
-        if (pending[index.at(dep)] != 0) next = index.at(dep);
+    for (const FlatLists* deps : {&g.completed, &g.started})
+      for (std::uint32_t dep : (*deps)[at])
+        if (s.pending[dep] != 0) next = dep;
     // An open group: every member is unfinished, any of them continues the cycle.
-    if (next == at && any_open[at]) next = index.at(op.requires_any.front());
+    if (next == at && s.any_open[at]) next = g.any[at].front();
     at = next;
   }
-  auto start = std::find(path.begin(), path.end(), at);
+  auto start = std::find(s.path.begin(), s.path.end(), static_cast<std::uint32_t>(at));
   std::string cycle;
-  for (auto it = start; it != path.end(); ++it)
+  for (auto it = start; it != s.path.end(); ++it)
     // Only the group is left (pending 1): the walk went on through one of its members.
     cycle += fmt::format(
-        "op {} waits for {}", program.ops[*it].id,
-        any_open[*it] && pending[*it] == 1 ? "its requires_any group (all stuck), e.g. " : "");
-  cycle += fmt::format("op {}", program.ops[at].id);
-  fail(rank, program.ops[at],
-       fmt::format("dependency cycle: {}; remove one of these dependencies", cycle));
+        "op {} waits for {}", g.op(*it).id,
+        s.any_open[*it] && s.pending[*it] == 1 ? "its requires_any group (all stuck), e.g. " : "");
+  const Op stuck = g.op(at);
+  cycle += fmt::format("op {}", stuck.id);
+  fail(g.rank, stuck, fmt::format("dependency cycle: {}; remove one of these dependencies", cycle));
 }
+
+void fail_size_mismatch(int send_rank, const Op& sop, int recv_rank, const Op& rop) {
+  fail(send_rank, sop,
+       fmt::format("is received by rank {}, op {} ({}): sizes differ; make them equal", recv_rank,
+                   rop.id, describe(rop)));
+}
+
+void fail_unmatched_send(int rank, const Op& op) {
+  fail(rank, op,
+       fmt::format("rank {} posts no matching receive (from {} with tag {}); add one or drop the "
+                   "send",
+                   op.peer, rank, op.tag));
+}
+
+void fail_unmatched_recv(int rank, const Op& op) {
+  fail(rank, op,
+       op.peer == kAny ? std::string("no send is left for this any-source receive; add a send to "
+                                     "rank ") +
+                             std::to_string(rank) + " or drop the receive"
+                       : fmt::format("rank {} sends no matching message (to {} with tag {}); add "
+                                     "one or drop the receive",
+                                     op.peer, rank, op.tag));
+}
+
+void fail_may_steal(int rank, const Op& wop, const Op& other) {
+  fail(rank, wop,
+       fmt::format("may take the message meant for op {} ({}) of the same rank: MPI matches "
+                   "a message to the first posted receive that accepts it. Give receives "
+                   "that may compete the same source, tag and size, or make their filters "
+                   "disjoint",
+                   other.id, describe(other)));
+}
+
+void fail_deadlock(bool started, const std::vector<std::pair<int, Op>>& chain) {
+  std::string story;
+  for (std::size_t k = 0; k < chain.size() && k < 8; ++k)
+    story += fmt::format("{}rank {} op {} ({})", k ? " waits for " : "", chain[k].first,
+                         chain[k].second.id, describe(chain[k].second));
+  if (chain.size() > 8) story += " ...";
+  fail(chain.front().first, chain.front().second,
+       fmt::format("deadlock: it can never {}: {}; no rank can make progress. Start the "
+                   "receive before the send it waits on, or drop a dependency",
+                   started ? "complete" : "start", story));
+}
+
+}  // namespace detail
+
+namespace {
 
 // --- matching -------------------------------------------------------------------------
 
@@ -201,28 +288,15 @@ const Op& op_at(const Schedule& s, const Endpoint& e) { return s.programs[e.rank
 void check_sizes_match(const Schedule& s, const Endpoint& send, const Endpoint& recv) {
   const Op& sop = op_at(s, send);
   const Op& rop = op_at(s, recv);
-  if (sop.bytes != rop.bytes)
-    fail(send.rank, sop,
-         fmt::format("is received by rank {}, op {} ({}): sizes differ; make them equal", recv.rank,
-                     rop.id, describe(rop)));
+  if (sop.bytes != rop.bytes) detail::fail_size_mismatch(send.rank, sop, recv.rank, rop);
 }
 
 [[noreturn]] void fail_unmatched_send(const Schedule& s, const Endpoint& send) {
-  fail(send.rank, op_at(s, send),
-       fmt::format("rank {} posts no matching receive (from {} with tag {}); add one or drop the "
-                   "send",
-                   send.dst, send.src, send.tag));
+  detail::fail_unmatched_send(send.rank, op_at(s, send));
 }
 
 [[noreturn]] void fail_unmatched_recv(const Schedule& s, const Endpoint& recv) {
-  const Op& op = op_at(s, recv);
-  fail(recv.rank, op,
-       op.peer == kAny ? std::string("no send is left for this any-source receive; add a send to "
-                                     "rank ") +
-                             std::to_string(recv.rank) + " or drop the receive"
-                       : fmt::format("rank {} sends no matching message (to {} with tag {}); add "
-                                     "one or drop the receive",
-                                     op.peer, recv.rank, op.tag));
+  detail::fail_unmatched_recv(recv.rank, op_at(s, recv));
 }
 
 bool overlaps(const Op& a, const Op& b) {
@@ -241,12 +315,7 @@ void check_wildcards_cannot_steal(const Schedule& s, const std::vector<Endpoint>
       const Op& other = ops[i];
       if (i == w.index || other.kind != OpKind::Recv || !overlaps(wop, other)) continue;
       if (other.peer == wop.peer && other.tag == wop.tag && other.bytes == wop.bytes) continue;
-      fail(w.rank, wop,
-           fmt::format("may take the message meant for op {} ({}) of the same rank: MPI matches "
-                       "a message to the first posted receive that accepts it. Give receives "
-                       "that may compete the same source, tag and size, or make their filters "
-                       "disjoint",
-                       other.id, describe(other)));
+      detail::fail_may_steal(w.rank, wop, other);
     }
   }
 }
@@ -430,15 +499,10 @@ class DeadlockCheck {
       seen[v] = 1;
       chain.push_back(v);
     }
-    std::string story;
-    for (std::size_t k = 0; k < chain.size() && k < 8; ++k)
-      story += fmt::format("{}rank {} op {} ({})", k ? " waits for " : "", rank_of(chain[k]),
-                           op(chain[k]).id, describe(op(chain[k])));
-    if (chain.size() > 8) story += " ...";
-    fail(rank_of(stuck), op(stuck),
-         fmt::format("deadlock: it can never {}: {}; no rank can make progress. Start the "
-                     "receive before the send it waits on, or drop a dependency",
-                     started_[stuck] ? "complete" : "start", story));
+    std::vector<std::pair<int, Op>> links;
+    for (std::size_t k = 0; k < chain.size() && k < 9; ++k)  // 8 are told, a 9th says "..."
+      links.emplace_back(rank_of(chain[k]), op(chain[k]));
+    detail::fail_deadlock(started_[stuck] != 0, links);
   }
 
   const Schedule& s_;
@@ -462,12 +526,16 @@ std::vector<MessageMatch> validate(const Schedule& schedule) {
         fmt::format("the schedule declares {} ranks but has {} programs; give one program "
                     "per rank",
                     schedule.ranks, schedule.programs.size()));
+  detail::RankGraph graph;
+  detail::RankScratch scratch;
   for (int r = 0; r < schedule.ranks; ++r) {
     const Program& program = schedule.programs[r];
     for (const Op& op : program.ops) detail::check_op_fields(schedule.ranks, r, op);
     IdIndex index = index_ids(r, program);
     check_dependencies_exist(r, program, index);
-    check_no_cycle(r, program, index);
+    detail::fill_kinds(r, program, graph);
+    detail::fill_dependencies(program, index, graph);
+    detail::check_no_cycle(graph, scratch);
   }
   detail::check_channel_order(schedule);
   auto matches = match_messages(schedule);

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "../core/goal_read.hpp"
-#include "../core/op_fields.hpp"
+#include "../core/validate_detail.hpp"
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/io.hpp"
