@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <filesystem>
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
@@ -50,9 +51,10 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
       return coll::generate(a.generate);
     }
     name = a.file;
-    if (a.trace.empty()) {
+    if (a.trace.empty() && std::filesystem::path(a.file).extension() != ".json") {
       // Straight into the compact form (GOAL text streams; no Schedule): what a file of
-      // millions of ops needs. A trace wants the ops' slots, which only a Schedule keeps.
+      // millions of ops needs. A trace wants the ops' slots, which only a Schedule keeps;
+      // JSON is read whole anyway, and goes through a Schedule as before.
       sim::LoadedSchedule loaded = sim::load_compact(a.file);
       algorithm = std::move(loaded.algorithm);
       if (!a.no_validate) sim::validate(loaded.schedule);
