@@ -1023,9 +1023,9 @@ class GoalParser {
               "this '@choreo' annotation is followed by a dependency, not by an op");
     }
     const std::uint32_t dependent_index = defined_label(block, dependent);
-    block.out.dependencies.push_back(
-        {dependent_index, defined_label(block, target),
-         started ? detail::GoalDependency::Kind::Started : detail::GoalDependency::Kind::Completed});
+    block.out.dependencies.push_back({dependent_index, defined_label(block, target),
+                                      started ? detail::GoalDependency::Kind::Started
+                                              : detail::GoalDependency::Kind::Completed});
   }
 
   std::uint32_t defined_label(const Block& block, const Token& label) const {
@@ -1097,14 +1097,14 @@ class GoalParser {
       bool* seen = same(key, "cpu")              ? &cpu_seen
                    : message && same(key, "tag") ? &tag_seen
                    : message && same(key, "nic") ? &nic_seen
-                                             : nullptr;
+                                                 : nullptr;
       if (seen == nullptr) break;
       if (*seen) fail_at(token_.line, cat({"'", key, "' is given twice in one ", name}));
       *seen = true;
       advance();
       if (same(key, "tag")) {
         op.tag = same(name, "recv") ? take_number<int>("a tag (or -1 for any) after 'tag'", kAny)
-                                : take_number<int>("a tag after 'tag'", 0);
+                                    : take_number<int>("a tag after 'tag'", 0);
       } else if (same(key, "cpu")) {
         op.cpu = take_number<int>("a cpu number after 'cpu'", 0);
       } else {
@@ -1113,7 +1113,7 @@ class GoalParser {
     }
     expect_end_of_line(same(name, "send")   ? "'tag', 'cpu', 'nic' or the end of the line in a send"
                        : same(name, "recv") ? "'tag', 'cpu', 'nic' or the end of the line in a recv"
-                                        : "'cpu' or the end of the line in a calc");
+                                            : "'cpu' or the end of the line in a calc");
   }
 
   // A GOAL size is digits with a 'b' suffix: "64b".
@@ -1145,8 +1145,8 @@ class GoalParser {
     const std::size_t index = block.out.ops.size();
     std::optional<std::int64_t> id;
     if (label) {
-      const auto [entry, inserted] = block.labels.insert(
-          {label->text, static_cast<std::uint32_t>(index), label->line});
+      const auto [entry, inserted] =
+          block.labels.insert({label->text, static_cast<std::uint32_t>(index), label->line});
       if (!inserted) {
         fail_at(label->line, "label " + quoted(label->text) + " is defined twice in rank " +
                                  rank_text(block) + "'s block (first on line " +

@@ -1,5 +1,6 @@
 #pragma once
 // Terse construction of hand-made schedules for tests.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -114,6 +115,22 @@ inline Schedule random_schedule(std::mt19937_64& rng, int max_ranks = 6, int max
     }
   }
   return s;
+}
+
+/// Gives about a third of the ops of every program of two or more ops a first-of group
+/// (Op::requires_any): other ops of the rank, each with probability 1/3, in random order (the
+/// group may stay empty). Members may come before or after the op, and may also be required.
+inline void add_random_first_of_groups(Schedule& s, std::mt19937_64& rng) {
+  auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  for (auto& program : s.programs)
+    for (Op& op : program.ops) {
+      if (program.ops.size() < 2 || pick(0, 2) != 0) continue;
+      for (const Op& other : program.ops)
+        if (other.id != op.id && pick(0, 2) == 0) op.requires_any.push_back(other.id);
+      std::shuffle(op.requires_any.begin(), op.requires_any.end(), rng);
+    }
 }
 
 }  // namespace choreo::test

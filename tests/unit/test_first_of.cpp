@@ -136,19 +136,13 @@ TEST(FirstOfGoal, ReaderRejectsInconsistentAnnotations) {
 // required) come back unchanged through both spellings.
 TEST(FirstOfRoundTrip, RandomSchedulesThroughJsonAndGoal) {
   std::mt19937_64 rng(2026);
-  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
   int groups = 0, stand_ins = 0;
   for (int trial = 0; trial < 300; ++trial) {
     Schedule s = test::random_schedule(rng);
+    test::add_random_first_of_groups(s, rng);
     for (auto& program : s.programs)
       for (Op& op : program.ops) {
-        if (program.ops.size() < 2 || pick(0, 2) != 0) continue;
-        for (const Op& other : program.ops)
-          if (other.id != op.id && pick(0, 2) == 0) op.requires_any.push_back(other.id);
         if (op.requires_any.empty()) continue;
-        std::shuffle(op.requires_any.begin(), op.requires_any.end(), rng);
         ++groups;
         const bool also_required =
             std::ranges::find_first_of(op.requires_any, op.requires_completed) !=

@@ -15,6 +15,7 @@
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "choreo/validate.hpp"
+#include "error_of.hpp"
 #include "schedule_builder.hpp"
 
 namespace choreo {
@@ -46,14 +47,7 @@ void expect_same(const sim::CompactSchedule& a, const sim::CompactSchedule& b,
   }
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using test::error_of;
 
 TEST(SimScheduleFile, EveryGeneratorReadsAsTheScheduleReaderReadsIt) {
   int cases = 0;
@@ -80,18 +74,9 @@ TEST(SimScheduleFile, EveryGeneratorReadsAsTheScheduleReaderReadsIt) {
 // groups (with and without the `requires` that stands in for LogGOPSim).
 TEST(SimScheduleFile, RandomSchedulesWithGroups) {
   std::mt19937_64 rng(19);
-  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
   for (int trial = 0; trial < 400; ++trial) {
     Schedule s = test::random_schedule(rng);
-    for (auto& program : s.programs)
-      for (Op& op : program.ops) {
-        if (program.ops.size() < 2 || pick(0, 2) != 0) continue;
-        for (const Op& other : program.ops)
-          if (other.id != op.id && pick(0, 2) == 0) op.requires_any.push_back(other.id);
-        std::shuffle(op.requires_any.begin(), op.requires_any.end(), rng);
-      }
+    test::add_random_first_of_groups(s, rng);
     const std::string goal = schedule_to_goal(s);
     expect_same(sim::compact_from_goal(goal).schedule, reference(goal),
                 "trial " + std::to_string(trial));
@@ -119,7 +104,7 @@ TEST(SimScheduleFile, HandWrittenGoalFreeLabelsMissingRanksAndBlocksOutOfOrder) 
   const std::string in_order =
       "num_ranks 5\r\nrank 1 {\r\n  a: calc 1\r\n  b: calc 2\r\n  c: calc 3\r\n"
       "  c requires a\r\n  b requires a\r\n}\r\n"  // a's list is [b, c], not file order
-      "rank 3 {\n l7: send 0b to 1\n}\n";  // ranks 0, 2 and 4 have no block
+      "rank 3 {\n l7: send 0b to 1\n}\n";          // ranks 0, 2 and 4 have no block
   const sim::LoadedSchedule streamed = sim::compact_from_goal(in_order);
   expect_same(streamed.schedule, reference(in_order), "missing ranks");
   EXPECT_EQ(streamed.schedule.first_op(2) - streamed.schedule.first_op(1), 3u);
@@ -148,7 +133,8 @@ TEST(SimScheduleFile, FilesAreMappedAndNamedInErrors) {
                    ("choreo_schedule_file_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   // Large enough that pages are released while it is read.
-  const std::string goal = schedule_to_goal(sim::expand(coll::generate("allreduce:recdbl:ranks=256:bytes=8")));
+  const std::string goal =
+      schedule_to_goal(sim::expand(coll::generate("allreduce:recdbl:ranks=256:bytes=8")));
   ASSERT_GT(goal.size(), 100'000u);
   const auto path = dir / "a.goal";
   std::ofstream(path) << goal;
