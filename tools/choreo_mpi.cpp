@@ -3,6 +3,7 @@
 //   mpiexec -n 4 choreo-mpi collective p.json --call alltoallv [--reps 10] [--json]
 //   mpiexec -n 2 choreo-mpi calibrate -o machine.json [--quick] [--json]
 //   mpiexec -n 4 choreo-mpi redist run --shape 2000x2000 --from F --to T [--method both]
+//   mpiexec -n 4 choreo-mpi sweep jitter [choreo jitter sweep's options] [--json]
 // Every rank parses the same command line and reads the same schedule; only rank 0 prints.
 #include <fmt/core.h>
 #include <mpi.h>
@@ -22,6 +23,9 @@
 #include "command_line.hpp"
 #include "redist_run.hpp"
 #include "size_sweep.hpp"
+#ifdef CHOREO_MPI_SWEEP
+#include "sweep_mpi.hpp"
+#endif
 
 namespace {
 
@@ -233,10 +237,21 @@ int main(int argc, char** argv) {
   choreo::tools::RedistRunArgs redist_args;
   auto* redist = choreo::tools::add_redist_command(app, redist_args);
 
+#ifdef CHOREO_MPI_SWEEP
+  choreo::tools::MpiSweepArgs study_args;
+  const CLI::App* study = choreo::tools::add_mpi_sweep_command(app, study_args);
+#else
+  const CLI::App* study = nullptr;  // the SMPI build leaves the simulation studies out
+#endif
+
   int code = 0;
   try {
     app.parse(argc, argv);
-    if (*sweep)
+    if (study && study->parsed()) {
+#ifdef CHOREO_MPI_SWEEP
+      choreo::tools::run_mpi_sweep(study_args, MPI_COMM_WORLD);
+#endif
+    } else if (*sweep)
       choreo::tools::calibrate_delay(calibrate, rank);
     else if (*measure)
       choreo::tools::calibrate(machine, rank);

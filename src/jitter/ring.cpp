@@ -9,14 +9,18 @@
 
 namespace choreo::jitter {
 
-double ring_time(const JitterParams& p, std::int64_t ranks, Trial& trial) {
-  check(p);
+void check_ring_ranks(std::int64_t ranks) {
   check_ranks(ranks);
   if (ranks > kMaxRingRanks)
     throw Error(
         fmt::format("jitter: the ring simulation costs O(P^2) per trial, so it stops at "
                     "{} ranks, not {}; leave ring out of the algorithms above that",
                     kMaxRingRanks, ranks));
+}
+
+double ring_time(const JitterParams& p, std::int64_t ranks, Trial& trial) {
+  check(p);
+  check_ring_ranks(ranks);
   const auto count = static_cast<std::size_t>(ranks);
   const double chunk = p.bytes / static_cast<double>(ranks);
   const double message = p.message_seconds(chunk);

@@ -116,6 +116,53 @@ TEST(JitterModel, DeterministicUnderASeed) {
   EXPECT_NE(run_point(p, 300, options).mean_by_t, a.mean_by_t);
 }
 
+/// A point assembled from its parts, computed in any order (as `choreo-mpi sweep jitter`
+/// computes them on different ranks), is run_point's bit for bit: the trials are summed in
+/// trial order whatever computed them.
+TEST(JitterModel, PartsCombineToRunPointBitForBit) {
+  JitterParams p;
+  p.os_duration = 5e-5;
+  p.net_duration = 2e-6;
+  StudyOptions options;
+  options.trials = 7;
+  options.seed = 99;
+  options.ring = true;
+  options.rabenseifner = true;
+  options.auto_t = true;
+  options.max_redundant = 3;
+  for (const std::int64_t ranks : {6, 64}) {
+    const PointResult whole = run_point(p, ranks, options);
+    std::vector<TrialTimes> trials(static_cast<std::size_t>(options.trials));
+    for (int i = options.trials - 1; i >= 0; --i)  // backwards: order must not matter
+      trials[static_cast<std::size_t>(i)] =
+          run_trial(p, ranks, options, static_cast<std::uint64_t>(i));
+    const PointResult parts =
+        combine_trials(p, ranks, options, noiseless_time(p, ranks, options), trials);
+    EXPECT_EQ(parts.mean_by_t, whole.mean_by_t);  // exact, not near
+    EXPECT_EQ(parts.noiseless, whole.noiseless);
+    EXPECT_EQ(parts.best_t, whole.best_t);
+    EXPECT_EQ(parts.ring, whole.ring);
+    EXPECT_EQ(parts.rabenseifner, whole.rabenseifner);
+    EXPECT_EQ(parts.auto_t, whole.auto_t);
+    EXPECT_EQ(parts.auto_time, whole.auto_time);
+    ASSERT_TRUE(whole.auto_time.has_value());
+    EXPECT_EQ(whole.mean_by_t.size(), ranks == 6 ? 3U : 4U);  // K = min(3, log2 P)
+    trials.pop_back();
+    EXPECT_THAT([&] { combine_trials(p, ranks, options, 0, trials); },
+                ::testing::ThrowsMessage<Error>(HasSubstr("6 trials to combine")));
+  }
+  options.trials = 0;
+  EXPECT_THAT([&] { check_point(p, 8, options); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("trials must be >= 1")));
+  options.trials = 1;
+  EXPECT_THAT([&] { check_point(p, kMaxRingRanks + 1, options); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("leave ring out")));
+  options.ring = false;
+  options.max_redundant = -2;
+  EXPECT_THAT([&] { check_point(p, 8, options); },
+              ::testing::ThrowsMessage<Error>(HasSubstr("must be 0 or more")));
+}
+
 /// Brute force in whole nanoseconds: the first moment at or after `start` outside a window,
 /// then `work` ns that no window covers.
 std::int64_t brute_finish(std::int64_t start, std::int64_t work, std::int64_t phase,

@@ -29,6 +29,8 @@ std::vector<double> butterfly_times(const JitterParams& p, std::int64_t ranks, i
 /// trial, so it throws choreo::Error above kMaxRingRanks.
 double ring_time(const JitterParams& p, std::int64_t ranks, Trial& trial);
 inline constexpr std::int64_t kMaxRingRanks = 4096;
+/// Throws choreo::Error when ring_time would refuse `ranks` (above kMaxRingRanks).
+void check_ring_ranks(std::int64_t ranks);
 
 /// Rabenseifner allreduce: recursive-halving reduce-scatter, recursive-doubling allgather.
 double rabenseifner_time(const JitterParams& p, std::int64_t ranks, Trial& trial);
