@@ -66,15 +66,16 @@ std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t a
   if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
     throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
   check_op(kind, peer, tag, amount);
-  s_->kind.push_back(static_cast<std::uint8_t>(kind));
-  s_->peer.push_back(peer);
-  s_->tag.push_back(tag);
-  s_->amount.push_back(amount);
-  s_->cpu.push_back(static_cast<std::uint8_t>(cpu));
-  s_->nic.push_back(static_cast<std::uint8_t>(nic));
+  CompactStorage& st = *s_;  // one load of the pointer, not one per array
+  st.kind.push_back(static_cast<std::uint8_t>(kind));
+  st.peer.push_back(peer);
+  st.tag.push_back(tag);
+  st.amount.push_back(amount);
+  st.cpu.push_back(static_cast<std::uint8_t>(cpu));
+  st.nic.push_back(static_cast<std::uint8_t>(nic));
   cpus_ = std::max(cpus_, cpu + 1);
   nics_ = std::max(nics_, nic + 1);
-  return static_cast<std::uint32_t>(s_->kind.size() - s_->first_op.back() - 1);
+  return static_cast<std::uint32_t>(st.kind.size() - st.first_op.back() - 1);
 }
 
 void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amount) const {
@@ -119,8 +120,9 @@ std::uint32_t CompactBuilder::copy(std::int64_t bytes, int cpu) {
 }
 
 void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency) {
-  const OpIndex base = s_->first_op.back();
-  const auto count = static_cast<std::uint32_t>(s_->kind.size() - base);
+  const CompactStorage& st = *s_;
+  const OpIndex base = st.first_op.back();
+  const auto count = static_cast<std::uint32_t>(st.kind.size() - base);
   if (op >= count || dependency >= count || op == dependency)
     throw Error(
         fmt::format("CompactBuilder: rank {}: dependency {} -> {} names an op this rank "
