@@ -503,30 +503,42 @@ std::string encode_binary(const CompactSchedule& schedule, const std::string& al
 
 void save_binary(const CompactSchedule& schedule, const std::string& algorithm,
                  const std::filesystem::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "wb"),
+  // Written to a temporary file beside `path` and renamed over it: a reader that maps the old
+  // file (even the same path, `choreo convert x.cbs -o x.cbs`) keeps it whole, and a failed
+  // write leaves no half file.
+  std::filesystem::path temporary = path;
+  temporary += fmt::format(".{}.tmp", getpid());
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(temporary.c_str(), "wb"),
                                                        &std::fclose);
   if (!file)
     throw Error(fmt::format("cannot write {}: check that its folder exists", path.string()));
   std::setvbuf(file.get(), nullptr, _IOFBF, std::size_t{1} << 20);
-  const auto failed = [&] {
+  const auto discard = [&] {
     std::error_code ignored;
-    file.reset();
-    std::filesystem::remove(path, ignored);
+    if (file) std::fclose(file.release());
+    std::filesystem::remove(temporary, ignored);
+  };
+  const auto failed = [&] {
     return Error(fmt::format("writing {} failed (disk full?)", path.string()));
   };
   try {
     write_cbs(schedule, algorithm, [&](const void* data, std::size_t bytes) {
       if (bytes > 0 && std::fwrite(data, 1, bytes, file.get()) != bytes) throw failed();
     });
-  } catch (const Error&) {
-    if (file) {
-      std::error_code ignored;
-      file.reset();
-      std::filesystem::remove(path, ignored);
-    }
+  } catch (...) {
+    discard();
     throw;
   }
-  if (std::fclose(file.release()) != 0) throw failed();
+  if (std::fclose(file.release()) != 0) {
+    discard();
+    throw failed();
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    discard();
+    throw Error(fmt::format("cannot write {}: {}", path.string(), error.message()));
+  }
 }
 
 CompactSchedule decode_binary(std::string_view bytes, const std::string& name,

@@ -342,6 +342,17 @@ TEST(BinaryScheduleBadFiles, MappedFiles) {
   }
   std::filesystem::remove(path);
   expect_same_arrays(copy, small, "copy of a mapping");
+  // Writing over the file a schedule maps (choreo convert x.cbs -o x.cbs) leaves the mapping
+  // whole: the writer renames a new file over the old one.
+  write(file);
+  {
+    const sim::CompactSchedule loaded = sim::load_binary(path);
+    sim::save_binary(loaded, "again", path);
+    expect_same_arrays(loaded, small, "mapping written over");
+    sim::BinaryScheduleInfo info;
+    expect_same_arrays(sim::load_binary(path, &info), small, "written over");
+    EXPECT_EQ(info.algorithm, "again");
+  }
   for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{127}, std::size_t{128},
                         file.size() / 2, file.size() - 1}) {
     write(file.substr(0, n));
