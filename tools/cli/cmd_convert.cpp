@@ -1,8 +1,11 @@
 // choreo convert IN -o OUT: JSON <-> GOAL <-> binary (.cbs), chosen by the file extensions.
 #include <fmt/core.h>
 
+#include <filesystem>
+
 #include "choreo/io.hpp"
 #include "choreo/sim/binary_schedule.hpp"
+#include "choreo/sim/schedule_file.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {
@@ -37,13 +40,14 @@ void add_convert_command(CLI::App& app, const Global& global) {
   cmd->callback([args, &global] {
     int ranks = 0;
     std::size_t ops = 0;
-    if (sim::is_binary_schedule(args->in) && sim::is_binary_schedule(args->out)) {
-      // .cbs to .cbs (rewrites it with this choreo's format version): no Schedule needed.
-      sim::BinaryScheduleInfo info;
-      const sim::CompactSchedule c = sim::load_binary(args->in, &info);
-      sim::save_binary(c, info.algorithm, args->out);
-      ranks = c.ranks();
-      ops = c.op_count();
+    if (sim::is_binary_schedule(args->out) &&
+        std::filesystem::path(args->in).extension() != ".json") {
+      // GOAL streams into the compact form, a .cbs is mapped: no Schedule of every op in
+      // between (JSON goes through one, which says what the .cbs cannot keep).
+      const sim::LoadedSchedule loaded = sim::load_compact(args->in);
+      sim::save_binary(loaded.schedule, loaded.algorithm, args->out);
+      ranks = loaded.schedule.ranks();
+      ops = loaded.schedule.op_count();
     } else {
       Schedule s = load_schedule(args->in);
       if (sim::is_binary_schedule(args->out)) note_dropped(s, args->out);
