@@ -1,9 +1,10 @@
 // Binary schedules (.cbs; docs/formats.md): sim::decode_binary, the writer's round trip, and
-// the promise that makes the structural check enough for `choreo sim x.cbs`: the simulator
-// runs whatever the check accepts to a result or a choreo::Error (a deadlock), never out of
-// bounds. The expanded Schedule keeps the promises of every schedule (schedule_checks.hpp).
+// the promise that makes the structural check enough for `choreo sim x.cbs`: sim::validate
+// and the simulator run whatever the check accepts to a result or a choreo::Error, never out
+// of bounds. The expanded Schedule keeps the promises of every schedule (schedule_checks.hpp).
 #include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/engine.hpp"
+#include "choreo/sim/validate.hpp"
 #include "fuzz_support.hpp"
 #include "schedule_checks.hpp"
 
@@ -22,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
                     back.nics() == c.nics(),
                 "a binary schedule decoded, encoded and decoded again is the same");
   if (c.op_count() > 4096) return 0;
+  // What `choreo sim x.cbs` does with the mapped arrays: sim::validate, then the engine.
+  fuzz::accepted([&] { sim::validate(c); });
   fuzz::accepted([&] { sim::simulate(c, sim::SimOptions{}); });
   fuzz::check_schedule(s);
   return 0;

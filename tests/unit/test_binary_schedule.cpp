@@ -15,6 +15,7 @@
 #include "choreo/io.hpp"
 #include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/engine.hpp"
+#include "choreo/sim/validate.hpp"
 #include "error_of.hpp"
 #include "schedule_builder.hpp"
 
@@ -327,9 +328,9 @@ TEST(BinaryScheduleBadFiles, ArraysThatBreakTheStructure) {
 }
 
 // A fuzzer's promise, in every build (tests/fuzz/fuzz_binary_schedule.cpp runs it under
-// libFuzzer): random byte changes of good files are each an Error or a schedule the
-// simulator runs to a result or an Error (a deadlock), never out of bounds (the asan preset
-// checks that).
+// libFuzzer): random byte changes of good files are each an Error or a schedule that
+// sim::validate and the simulator take to a result or an Error, never out of bounds (the asan
+// preset checks that).
 TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) {
   std::mt19937_64 rng(2019);
   const std::vector<std::string> files = {
@@ -354,6 +355,10 @@ TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) 
       continue;
     }
     ++accepted;
+    try {  // what `choreo sim x.cbs` runs on the mapped arrays before the engine
+      sim::validate(c);
+    } catch (const Error&) {
+    }
     try {
       sim::simulate(c, sim::SimOptions{});
       ++simulated;
