@@ -168,7 +168,7 @@ struct Offsets {
   std::uint64_t first_op, kind, cpu, nic, peer, tag, amount, dependency_count, on_start_offset,
       on_start, on_complete_offset, on_complete, on_any_offset, on_any, end;
 };
-Offsets offsets_of(const std::string& file) {
+Offsets cbs_offsets_of(const std::string& file) {
   const auto u32 = [&](std::size_t at) {
     std::uint32_t v;
     std::memcpy(&v, file.data() + at, 4);
@@ -218,7 +218,7 @@ std::string decode_error(const std::string& file) {
 TEST(BinaryScheduleBadFiles, TheSmallFileIsGoodAndItsLayoutIsTheDocumentedOne) {
   const std::string file = sim::encode_binary(small_schedule(), "small");
   EXPECT_EQ(decode_error(file), "no error");
-  EXPECT_EQ(offsets_of(file).end, file.size());
+  EXPECT_EQ(cbs_offsets_of(file).end, file.size());
   EXPECT_EQ(file.size() % 64, 0U);
   EXPECT_EQ(file.substr(0, 8), "CHOREOBS");
 }
@@ -238,7 +238,7 @@ TEST(BinaryScheduleBadFiles, CutShortAtEveryByte) {
 
 TEST(BinaryScheduleBadFiles, AFlippedByteInTheHeader) {
   const std::string file = sim::encode_binary(small_schedule(), "small");
-  const std::uint64_t header_bytes = offsets_of(file).first_op;
+  const std::uint64_t header_bytes = cbs_offsets_of(file).first_op;
   for (std::size_t at = 0; at < header_bytes; ++at) {
     std::string bad = file;
     bad[at] = static_cast<char>(bad[at] ^ 0xFF);
@@ -270,7 +270,7 @@ TEST(BinaryScheduleBadFiles, WrongMagicFutureVersionBigEndian) {
 
 TEST(BinaryScheduleBadFiles, ArraysThatBreakTheStructure) {
   const std::string file = sim::encode_binary(small_schedule(), "small");
-  const Offsets o = offsets_of(file);
+  const Offsets o = cbs_offsets_of(file);
   const auto with = [&](auto change) {
     std::string bad = file;
     change(bad);
@@ -340,7 +340,7 @@ TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) 
   int accepted = 0, simulated = 0;
   for (int trial = 0; trial < 20000; ++trial) {
     std::string file = files[static_cast<std::size_t>(trial) % files.size()];
-    const auto header = offsets_of(file).first_op;
+    const auto header = cbs_offsets_of(file).first_op;
     const int changes = std::uniform_int_distribution<int>(1, 3)(rng);
     for (int c = 0; c < changes; ++c) {
       // Mostly the arrays, where a change can pass the header's checks.
