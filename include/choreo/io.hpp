@@ -16,9 +16,11 @@ inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 35;
 std::string read_text_file(const std::filesystem::path& path);
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
-/// Reads `.json` (choreo.schedule/1) or `.goal`; any other extension is an error.
+/// Reads `.json` (choreo.schedule/1), `.goal` or `.cbs` (binary, sim/binary_schedule.hpp: ids
+/// become program positions); any other extension is an error.
 Schedule load_schedule(const std::filesystem::path& path);
-/// Writes `.json` or `.goal` by extension.
+/// Writes `.json`, `.goal` or `.cbs` by extension (.cbs keeps what the simulator reads: no
+/// slots, buffer regions or ids).
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path);
 
 Pattern load_pattern(const std::filesystem::path& path);

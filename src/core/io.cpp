@@ -8,6 +8,7 @@
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/json_io.hpp"
+#include "choreo/sim/binary_schedule.hpp"
 
 namespace choreo {
 
@@ -47,13 +48,15 @@ void write_text_file(const std::filesystem::path& path, const std::string& text)
 }
 
 namespace {
-enum class Format { Json, Goal };
+enum class Format { Json, Goal, Binary };
 
 Format format_of(const std::filesystem::path& path) {
   std::string ext = path.extension().string();
   if (ext == ".json") return Format::Json;
   if (ext == ".goal") return Format::Goal;
-  throw Error(fmt::format("{}: unknown extension \"{}\"; use .json or .goal", path.string(), ext));
+  if (ext == ".cbs") return Format::Binary;
+  throw Error(
+      fmt::format("{}: unknown extension \"{}\"; use .json, .goal or .cbs", path.string(), ext));
 }
 
 /// Prefixes an error with the file it came from.
@@ -69,6 +72,11 @@ auto in_file(const std::filesystem::path& path, F&& body) {
 
 Schedule load_schedule(const std::filesystem::path& path) {
   Format format = format_of(path);
+  if (format == Format::Binary) {
+    sim::BinaryScheduleInfo info;
+    const sim::CompactSchedule compact = sim::load_binary(path, &info);
+    return sim::expand(compact, info.algorithm);
+  }
   std::string text = read_text_file(path);
   return in_file(path, [&] {
     return format == Format::Json ? schedule_from_json(text) : schedule_from_goal(text);
@@ -76,6 +84,9 @@ Schedule load_schedule(const std::filesystem::path& path) {
 }
 
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
+  if (format_of(path) == Format::Binary)
+    return sim::save_binary(in_file(path, [&] { return sim::compact(schedule); }),
+                            schedule.algorithm, path);
   write_text_file(path, format_of(path) == Format::Json ? schedule_to_json(schedule)
                                                         : schedule_to_goal(schedule));
 }

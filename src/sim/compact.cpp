@@ -5,27 +5,46 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
+#include <utility>
 
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
 
 namespace choreo::sim {
 
+namespace {
+/// first_op of a schedule of no ranks (a default-constructed one).
+constexpr OpIndex kNoOps[1] = {0};
+}  // namespace
+
+CompactSchedule::CompactSchedule() { a_.first_op = kNoOps; }
+
+CompactSchedule CompactSchedule::view(const Arrays& arrays, int cpus, int nics,
+                                      std::shared_ptr<const void> owner) {
+  CompactSchedule s;
+  s.a_ = arrays;
+  s.cpus_ = cpus;
+  s.nics_ = nics;
+  s.owner_ = std::move(owner);
+  return s;
+}
+
 std::size_t CompactSchedule::memory_bytes() const {
-  auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-  return bytes(first_op_) + bytes(kind_) + bytes(cpu_) + bytes(nic_) + bytes(peer_) + bytes(tag_) +
-         bytes(amount_) + bytes(dependency_count_) + bytes(on_start_offset_) + bytes(on_start_) +
-         bytes(on_complete_offset_) + bytes(on_complete_) + bytes(on_any_offset_) + bytes(on_any_);
+  auto bytes = [](const auto& v) { return v.size_bytes(); };
+  return bytes(a_.first_op) + bytes(a_.kind) + bytes(a_.cpu) + bytes(a_.nic) + bytes(a_.peer) +
+         bytes(a_.tag) + bytes(a_.amount) + bytes(a_.dependency_count) + bytes(a_.on_start_offset) +
+         bytes(a_.on_start) + bytes(a_.on_complete_offset) + bytes(a_.on_complete) +
+         bytes(a_.on_any_offset) + bytes(a_.on_any);
 }
 
 CompactBuilder::CompactBuilder(int ranks, std::size_t expected_ops,
                                std::size_t expected_dependencies)
     : ranks_(ranks) {
   if (ranks < 1) throw Error(fmt::format("a schedule needs at least 1 rank, not {}", ranks));
-  s_.first_op_.reserve(static_cast<std::size_t>(ranks) + 1);
-  for (auto* v : {&s_.kind_, &s_.cpu_, &s_.nic_}) v->reserve(expected_ops);
-  for (auto* v : {&s_.peer_, &s_.tag_}) v->reserve(expected_ops);
-  s_.amount_.reserve(expected_ops);
+  s_->first_op.reserve(static_cast<std::size_t>(ranks) + 1);
+  for (auto* v : {&s_->kind, &s_->cpu, &s_->nic}) v->reserve(expected_ops);
+  for (auto* v : {&s_->peer, &s_->tag}) v->reserve(expected_ops);
+  s_->amount.reserve(expected_ops);
   complete_edges_.reserve(expected_dependencies);
 }
 
@@ -36,26 +55,27 @@ void CompactBuilder::begin_rank(int rank) {
                     "after rank {}",
                     ranks_ - 1, rank, current_));
   current_ = rank;
-  if (rank > 0) s_.first_op_.push_back(static_cast<OpIndex>(s_.kind_.size()));
+  if (rank > 0) s_->first_op.push_back(static_cast<OpIndex>(s_->kind.size()));
 }
 
 std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu,
                                   int nic) {
   if (current_ < 0) throw Error("CompactBuilder: call begin_rank(0) before adding ops");
-  if (s_.kind_.size() >= std::numeric_limits<OpIndex>::max())
+  if (s_->kind.size() >= std::numeric_limits<OpIndex>::max())
     throw Error("CompactBuilder: more than 2^32 ops do not fit the simulator's indices");
   if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
     throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
   check_op(kind, peer, tag, amount);
-  s_.kind_.push_back(static_cast<std::uint8_t>(kind));
-  s_.peer_.push_back(peer);
-  s_.tag_.push_back(tag);
-  s_.amount_.push_back(amount);
-  s_.cpu_.push_back(static_cast<std::uint8_t>(cpu));
-  s_.nic_.push_back(static_cast<std::uint8_t>(nic));
-  s_.cpus_ = std::max(s_.cpus_, cpu + 1);
-  s_.nics_ = std::max(s_.nics_, nic + 1);
-  return static_cast<std::uint32_t>(s_.kind_.size() - s_.first_op_.back() - 1);
+  CompactStorage& st = *s_;  // one load of the pointer, not one per array
+  st.kind.push_back(static_cast<std::uint8_t>(kind));
+  st.peer.push_back(peer);
+  st.tag.push_back(tag);
+  st.amount.push_back(amount);
+  st.cpu.push_back(static_cast<std::uint8_t>(cpu));
+  st.nic.push_back(static_cast<std::uint8_t>(nic));
+  cpus_ = std::max(cpus_, cpu + 1);
+  nics_ = std::max(nics_, nic + 1);
+  return static_cast<std::uint32_t>(st.kind.size() - st.first_op.back() - 1);
 }
 
 void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amount) const {
@@ -63,7 +83,7 @@ void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amoun
   // is checked here, so that a schedule that skipped validation fails with a message, not a
   // crash.
   const auto where = [&] {
-    return fmt::format("rank {}, op {} ({})", current_, s_.kind_.size() - s_.first_op_.back(),
+    return fmt::format("rank {}, op {} ({})", current_, s_->kind.size() - s_->first_op.back(),
                        to_string(kind));
   };
   const bool message = kind == OpKind::Send || kind == OpKind::Recv;
@@ -100,8 +120,9 @@ std::uint32_t CompactBuilder::copy(std::int64_t bytes, int cpu) {
 }
 
 void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency) {
-  const OpIndex base = s_.first_op_.back();
-  const auto count = static_cast<std::uint32_t>(s_.kind_.size() - base);
+  const CompactStorage& st = *s_;
+  const OpIndex base = st.first_op.back();
+  const auto count = static_cast<std::uint32_t>(st.kind.size() - base);
   if (op >= count || dependency >= count || op == dependency)
     throw Error(
         fmt::format("CompactBuilder: rank {}: dependency {} -> {} names an op this rank "
@@ -140,20 +161,37 @@ void to_lists(BigVector<std::pair<OpIndex, OpIndex>>& edges, std::size_t ops,
 }  // namespace
 
 CompactSchedule CompactBuilder::finish() {
+  if (!s_) throw Error("CompactBuilder: finish() was called twice");
   if (current_ != ranks_ - 1)
     throw Error(fmt::format("CompactBuilder: {} of {} ranks were built", current_ + 1, ranks_));
-  s_.first_op_.push_back(static_cast<OpIndex>(s_.kind_.size()));
-  const std::size_t n = s_.kind_.size();
-  s_.dependency_count_.assign(n, 0);
-  to_lists(start_edges_, n, s_.on_start_offset_, s_.on_start_, s_.dependency_count_);
-  to_lists(complete_edges_, n, s_.on_complete_offset_, s_.on_complete_, s_.dependency_count_);
+  s_->first_op.push_back(static_cast<OpIndex>(s_->kind.size()));
+  const std::size_t n = s_->kind.size();
+  s_->dependency_count.assign(n, 0);
+  to_lists(start_edges_, n, s_->on_start_offset, s_->on_start, s_->dependency_count);
+  to_lists(complete_edges_, n, s_->on_complete_offset, s_->on_complete, s_->dependency_count);
   if (!any_edges_.empty()) {
     // A first-of group is one dependency however many members it has.
     BigVector<std::uint32_t> members(n, 0);
-    to_lists(any_edges_, n, s_.on_any_offset_, s_.on_any_, members);
-    for (std::size_t i = 0; i < n; ++i) s_.dependency_count_[i] += members[i] > 0 ? 1 : 0;
+    to_lists(any_edges_, n, s_->on_any_offset, s_->on_any, members);
+    for (std::size_t i = 0; i < n; ++i) s_->dependency_count[i] += members[i] > 0 ? 1 : 0;
   }
-  return std::move(s_);
+  const CompactStorage& st = *s_;
+  CompactSchedule::Arrays a;
+  a.first_op = st.first_op;
+  a.kind = st.kind;
+  a.cpu = st.cpu;
+  a.nic = st.nic;
+  a.peer = st.peer;
+  a.tag = st.tag;
+  a.amount = st.amount;
+  a.dependency_count = st.dependency_count;
+  a.on_start_offset = st.on_start_offset;
+  a.on_start = st.on_start;
+  a.on_complete_offset = st.on_complete_offset;
+  a.on_complete = st.on_complete;
+  a.on_any_offset = st.on_any_offset;
+  a.on_any = st.on_any;
+  return CompactSchedule::view(a, cpus_, nics_, std::exchange(s_, nullptr));
 }
 
 CompactSchedule compact(const Schedule& schedule) {

@@ -14,6 +14,7 @@
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/io.hpp"
+#include "choreo/sim/binary_schedule.hpp"
 
 namespace choreo::sim {
 namespace {
@@ -213,6 +214,11 @@ LoadedSchedule compact_from_goal(std::string_view text) {
 }
 
 LoadedSchedule load_compact(const std::filesystem::path& path) {
+  if (is_binary_schedule(path)) {  // mapped, used in place
+    BinaryScheduleInfo info;
+    CompactSchedule schedule = load_binary(path, &info);
+    return {std::move(schedule), std::move(info.algorithm)};
+  }
   if (path.extension() != ".goal") return from_schedule(load_schedule(path));
   std::optional<MappedGoalFile> mapped = MappedGoalFile::open(path);
   if (!mapped) {  // a pipe, an empty file, or an error that read_text_file names

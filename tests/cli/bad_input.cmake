@@ -107,3 +107,18 @@ cli_shell(jitter_defaults_whole_bytes "\njitter defaults: OK"
    ! grep -q skipping '${out}/jitter_defaults.err'; \
    awk -F, 'NR > 1 && $5 != int($5) { bad = 1 } NR > 1 { n++ } END { exit bad || n != 8 }' '${out}/jitter_defaults.csv'; \
    echo 'jitter defaults: OK'")
+
+# Binary schedules (.cbs; tests/data/bad/make_bad_cbs.py made these): each a one-line error
+# from `choreo sim` (which maps the file) and from `choreo validate` and `choreo convert`.
+cli_rejects_args(cbs_truncated "cbs_truncated.cbs: cut short at byte [0-9]+ \\(array peer needs bytes [0-9]+ to [0-9]+; the file needs [0-9]+\\); write it again"
+  sim ${bad}/cbs_truncated.cbs)
+cli_rejects_args(cbs_future_version "cbs_future_version.cbs: binary schedule format version 2.0 \\(written by choreo [0-9.]+\\) is not one this choreo reads \\(1.x\\)"
+  sim ${bad}/cbs_future_version.cbs)
+cli_rejects_args(cbs_peer_out_of_range "cbs_peer_out_of_range.cbs: corrupt: rank 0, op 0 \\(send\\): peer 4 is out of range for a 4-rank schedule"
+  sim ${bad}/cbs_peer_out_of_range.cbs)
+cli_rejects(cbs_dependency_across_ranks ${bad}/cbs_dependency_across_ranks.cbs
+  "cbs_dependency_across_ranks.cbs: corrupt: rank 0, op [0-9]+ \\([a-z]+\\): op [0-9]+ depends on it, but is not of rank 0")
+cli_rejects_args(convert_cbs_truncated "cbs_truncated.cbs: cut short"
+  convert ${bad}/cbs_truncated.cbs -o ${out}/truncated.goal)
+cli_rejects_shell(sim_cbs_not_cbs "text.cbs: not a choreo binary schedule \\(it does not start with CHOREOBS\\)"
+  "cp '${data}/dissemination4.goal' '${out}/text.cbs' && '${choreo}' sim '${out}/text.cbs'")

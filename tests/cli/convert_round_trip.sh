@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # JSON -> GOAL -> JSON with `choreo convert` must give back the same bytes, for every
-# pattern kind and for the hand-written schedules in tests/data/mpi.
+# pattern kind and for the hand-written schedules in tests/data/mpi; GOAL -> .cbs -> GOAL too,
+# for generated collectives.
 #   usage: convert_round_trip.sh CHOREO WORKDIR
 set -euo pipefail
 choreo=$(realpath "$1"); work=$2
@@ -22,5 +23,24 @@ for json in "${schedules[@]}"; do
   cmp "${json%.json}.back.json" "${json%.json}.again.json"
   "$choreo" convert "$json" -o "${json%.json}.norm.json" >/dev/null
   cmp "${json%.json}.norm.json" "${json%.json}.back.json"
+done
+# GOAL -> .cbs -> GOAL gives back the same bytes for generated collectives (ids are program
+# positions, which a .cbs keeps), including first-of groups (allreduce:resilient); a .cbs
+# written by `choreo generate` is the one `choreo convert` writes, and .cbs -> .cbs is a copy.
+for spec in allreduce:recdbl:ranks=12:bytes=64 allreduce:resilient:ranks=8:bytes=64:T=1 \
+    bcast:kary_pipeline:ranks=9:bytes=100000 alltoall:bruck:ranks=7:bytes=10 \
+    barrier:dissemination:ranks=5; do
+  name=${spec//[:=]/_}
+  "$choreo" generate "$spec" -o "$name.goal" >/dev/null
+  "$choreo" generate "$spec" -o "$name.cbs" >/dev/null
+  "$choreo" convert "$name.goal" -o "$name.from_goal.cbs" >/dev/null
+  "$choreo" convert "$name.from_goal.cbs" -o "$name.back.goal" >/dev/null
+  cmp "$name.goal" "$name.back.goal"
+  cmp "$name.cbs" "$name.from_goal.cbs"
+  "$choreo" convert "$name.cbs" -o "$name.copy.cbs" >/dev/null
+  cmp "$name.cbs" "$name.copy.cbs"
+  "$choreo" convert "$name.cbs" -o "$name.json" >/dev/null
+  "$choreo" convert "$name.json" -o "$name.from_json.cbs" >/dev/null
+  cmp "$name.cbs" "$name.from_json.cbs"
 done
 echo "convert_round_trip: OK"

@@ -1,8 +1,9 @@
-// choreo generate SPEC -o FILE: write a generated collective's schedule (.json or .goal).
+// choreo generate SPEC -o FILE: write a generated collective's schedule (.json, .goal or .cbs).
 #include <fmt/core.h>
 
 #include "choreo/coll.hpp"
 #include "choreo/io.hpp"
+#include "choreo/sim/binary_schedule.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {
@@ -21,20 +22,30 @@ void add_generate_command(CLI::App& app, const Global& global) {
                   "root (bcast) and reduce_ns (allreduce); docs/collectives.md. Generators: " +
                       names)
       ->required();
-  cmd->add_option("-o,--output", a->out, "Schedule file to write (.json or .goal)")->required();
+  cmd->add_option("-o,--output", a->out, "Schedule file to write (.json, .goal or .cbs)")
+      ->required();
   cmd->callback([a, &global] {
     sim::CompactSchedule c = coll::generate(a->spec);
-    Schedule s = sim::expand(c, a->spec.substr(0, a->spec.find(':', a->spec.find(':') + 1)));
-    save_schedule(s, a->out);
+    const std::string algorithm = a->spec.substr(0, a->spec.find(':', a->spec.find(':') + 1));
+    std::int64_t messages = 0;
+    if (sim::is_binary_schedule(a->out)) {
+      // Straight from the compact arrays: no Schedule of every op in between.
+      sim::save_binary(c, algorithm, a->out);
+      for (sim::OpIndex i = 0; i < c.op_count(); ++i) messages += c.kind(i) == OpKind::Send ? 1 : 0;
+    } else {
+      Schedule s = sim::expand(c, algorithm);
+      save_schedule(s, a->out);
+      messages = s.message_count();
+    }
     if (global.json)
       print_json({{"output", a->out},
                   {"spec", a->spec},
-                  {"ranks", s.ranks},
+                  {"ranks", c.ranks()},
                   {"ops", c.op_count()},
-                  {"messages", s.message_count()}});
+                  {"messages", messages}});
     else
-      fmt::print("wrote {}: {} ({} ranks, {} ops, {} messages)\n", a->out, a->spec, s.ranks,
-                 c.op_count(), s.message_count());
+      fmt::print("wrote {}: {} ({} ranks, {} ops, {} messages)\n", a->out, a->spec, c.ranks(),
+                 c.op_count(), messages);
   });
 }
 

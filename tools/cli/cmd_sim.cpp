@@ -9,6 +9,7 @@
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/run_result.hpp"
+#include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "choreo/sim/trace.hpp"
@@ -39,6 +40,16 @@ std::size_t peak_rss_bytes() {
   return static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+/// A binary schedule (.cbs), simulated in place from its mapping: load_binary checks its
+/// structure (what the engine indexes), sim::validate its semantics (matching, deadlocks).
+sim::CompactSchedule load_binary_file(const SimArgs& a, std::string& algorithm) {
+  sim::BinaryScheduleInfo info;
+  sim::CompactSchedule s = sim::load_binary(a.file, &info);
+  algorithm = std::move(info.algorithm);
+  if (!a.no_validate) sim::validate(s);
+  return s;
+}
+
 /// The schedule to simulate; `name` and `algorithm` describe it for the output, and `slots`
 /// gets its ops' slots when a trace is asked for (a generated schedule has none).
 sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
@@ -51,6 +62,7 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
       return coll::generate(a.generate);
     }
     name = a.file;
+    if (sim::is_binary_schedule(a.file)) return load_binary_file(a, algorithm);
     if (a.trace.empty() && std::filesystem::path(a.file).extension() != ".json") {
       // Straight into the compact form (GOAL text streams; no Schedule): what a file of
       // millions of ops needs. A trace wants the ops' slots, which only a Schedule keeps;
@@ -191,7 +203,7 @@ void add_sim_command(CLI::App& app, const Global& global) {
   auto a = std::make_shared<SimArgs>();
   auto* cmd = app.add_subcommand(
       "sim", "Simulate a schedule under LogGOPS (LogGOPSim's semantics); times in ns");
-  cmd->add_option("FILE", a->file, "Schedule (.json or .goal)");
+  cmd->add_option("FILE", a->file, "Schedule (.json, .goal or .cbs)");
   cmd->add_option("--generate", a->generate,
                   "Simulate a generated collective instead of a file, e.g. "
                   "allreduce:recdbl:ranks=65536:bytes=8");

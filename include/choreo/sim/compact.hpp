@@ -4,6 +4,8 @@
 // 2^20-rank allreduce (tens of millions of ops) fits in memory. Generators can build it
 // directly (CompactBuilder) without a Schedule or a file in between.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <vector>
 
 #include "choreo/schedule.hpp"
@@ -13,57 +15,84 @@ namespace choreo::sim {
 
 using OpIndex = std::uint32_t;  ///< index of an op over all ranks
 
+/// The arrays of a CompactSchedule, owned (what CompactBuilder fills) before they are shared.
+struct CompactStorage {
+  BigVector<std::uint32_t> first_op{0};
+  BigVector<std::uint8_t> kind, cpu, nic;
+  BigVector<std::int32_t> peer, tag;
+  BigVector<std::int64_t> amount;
+  BigVector<std::uint32_t> dependency_count;
+  BigVector<std::uint32_t> on_start_offset, on_start, on_complete_offset, on_complete;
+  BigVector<std::uint32_t> on_any_offset, on_any;
+};
+
 class CompactSchedule {
  public:
-  int ranks() const { return static_cast<int>(first_op_.size()) - 1; }
-  std::size_t op_count() const { return kind_.size(); }
-  /// Ops of rank r are first_op(r) .. first_op(r + 1) - 1, in program order.
-  OpIndex first_op(int rank) const { return first_op_[static_cast<std::size_t>(rank)]; }
+  /// Read-only views of every array; `owner` (below) keeps what they point to alive.
+  struct Arrays {
+    std::span<const OpIndex> first_op;  ///< ranks + 1 entries
+    std::span<const std::uint8_t> kind, cpu, nic;
+    std::span<const std::int32_t> peer, tag;
+    std::span<const std::int64_t> amount;
+    std::span<const std::uint32_t> dependency_count;
+    std::span<const OpIndex> on_start_offset, on_start, on_complete_offset, on_complete;
+    std::span<const OpIndex> on_any_offset, on_any;  ///< both empty without first-of groups
+  };
 
-  OpKind kind(OpIndex op) const { return static_cast<OpKind>(kind_[op]); }
-  int peer(OpIndex op) const { return peer_[op]; }
-  int tag(OpIndex op) const { return tag_[op]; }
+  CompactSchedule();
+  /// A schedule over arrays that `owner` keeps alive (an mmap'd .cbs file, say). The arrays
+  /// are taken as they are: the caller checked them first (load_binary does).
+  static CompactSchedule view(const Arrays& arrays, int cpus, int nics,
+                              std::shared_ptr<const void> owner);
+
+  int ranks() const { return static_cast<int>(a_.first_op.size()) - 1; }
+  std::size_t op_count() const { return a_.kind.size(); }
+  /// Ops of rank r are first_op(r) .. first_op(r + 1) - 1, in program order.
+  OpIndex first_op(int rank) const { return a_.first_op[static_cast<std::size_t>(rank)]; }
+
+  OpKind kind(OpIndex op) const { return static_cast<OpKind>(a_.kind[op]); }
+  int peer(OpIndex op) const { return a_.peer[op]; }
+  int tag(OpIndex op) const { return a_.tag[op]; }
   /// Bytes of a send, recv or copy; nanoseconds of a delay or calc.
-  std::int64_t amount(OpIndex op) const { return amount_[op]; }
-  int cpu(OpIndex op) const { return cpu_[op]; }
-  int nic(OpIndex op) const { return nic_[op]; }
+  std::int64_t amount(OpIndex op) const { return a_.amount[op]; }
+  int cpu(OpIndex op) const { return a_.cpu[op]; }
+  int nic(OpIndex op) const { return a_.nic[op]; }
 
   /// How many dependencies op waits for: its requires and irequires, plus one for its
   /// first-of group if it has one (the group is met once, by its first member to complete).
-  std::uint32_t dependency_count(OpIndex op) const { return dependency_count_[op]; }
+  std::uint32_t dependency_count(OpIndex op) const { return a_.dependency_count[op]; }
   /// Ops released when op starts (their irequires) and when it completes (their requires).
   template <typename F>
   void for_each_started_dependent(OpIndex op, F&& f) const {
-    for (auto i = on_start_offset_[op]; i < on_start_offset_[op + 1]; ++i) f(on_start_[i]);
+    for (auto i = a_.on_start_offset[op]; i < a_.on_start_offset[op + 1]; ++i) f(a_.on_start[i]);
   }
   template <typename F>
   void for_each_completed_dependent(OpIndex op, F&& f) const {
-    for (auto i = on_complete_offset_[op]; i < on_complete_offset_[op + 1]; ++i) f(on_complete_[i]);
+    for (auto i = a_.on_complete_offset[op]; i < a_.on_complete_offset[op + 1]; ++i)
+      f(a_.on_complete[i]);
   }
   /// Ops whose first-of group (Op::requires_any) holds op: the first member to complete
   /// meets the group; later members release nothing more.
   template <typename F>
   void for_each_any_dependent(OpIndex op, F&& f) const {
-    if (on_any_offset_.empty()) return;
-    for (auto i = on_any_offset_[op]; i < on_any_offset_[op + 1]; ++i) f(on_any_[i]);
+    if (a_.on_any_offset.empty()) return;
+    for (auto i = a_.on_any_offset[op]; i < a_.on_any_offset[op + 1]; ++i) f(a_.on_any[i]);
   }
   /// True when some op has a first-of group (engines then keep one flag per op for it).
-  bool has_any_groups() const { return !on_any_.empty(); }
+  bool has_any_groups() const { return !a_.on_any.empty(); }
 
   int cpus() const { return cpus_; }  ///< largest cpu number + 1
   int nics() const { return nics_; }  ///< largest nic number + 1
+  /// Bytes of the arrays (in memory, or mapped from a file).
   std::size_t memory_bytes() const;
+  /// Every array at once (writers of the binary format read them from here).
+  const Arrays& arrays() const { return a_; }
 
  private:
   friend class CompactBuilder;
-  BigVector<OpIndex> first_op_{0};
-  BigVector<std::uint8_t> kind_, cpu_, nic_;
-  BigVector<std::int32_t> peer_, tag_;
-  BigVector<std::int64_t> amount_;
-  BigVector<std::uint32_t> dependency_count_;
-  BigVector<OpIndex> on_start_offset_, on_start_, on_complete_offset_, on_complete_;
-  BigVector<OpIndex> on_any_offset_, on_any_;  ///< both empty when no op has a first-of group
+  Arrays a_;
   int cpus_ = 1, nics_ = 1;
+  std::shared_ptr<const void> owner_;  ///< CompactStorage, or a file mapping
 };
 
 /// Builds a CompactSchedule rank by rank: begin_rank(0), its ops, begin_rank(1), ...
@@ -97,7 +126,8 @@ class CompactBuilder {
   using Edges = BigVector<std::pair<OpIndex, OpIndex>>;  // (from, to)
   void add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency);
 
-  CompactSchedule s_;
+  std::shared_ptr<CompactStorage> s_ = std::make_shared<CompactStorage>();
+  int cpus_ = 1, nics_ = 1;
   int ranks_;
   int current_ = -1;
   Edges start_edges_, complete_edges_, any_edges_;
