@@ -9,6 +9,7 @@
 #include "choreo/goal_io.hpp"
 #include "choreo/json_io.hpp"
 #include "choreo/sim/binary_schedule.hpp"
+#include "in_file.hpp"
 
 namespace choreo {
 
@@ -59,15 +60,6 @@ Format format_of(const std::filesystem::path& path) {
       fmt::format("{}: unknown extension \"{}\"; use .json, .goal or .cbs", path.string(), ext));
 }
 
-/// Prefixes an error with the file it came from.
-template <typename F>
-auto in_file(const std::filesystem::path& path, F&& body) {
-  try {
-    return body();
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", path.string(), e.what()));
-  }
-}
 }  // namespace
 
 Schedule load_schedule(const std::filesystem::path& path) {
@@ -78,14 +70,14 @@ Schedule load_schedule(const std::filesystem::path& path) {
     return sim::expand(compact, info.algorithm);
   }
   std::string text = read_text_file(path);
-  return in_file(path, [&] {
+  return detail::in_file(path, [&] {
     return format == Format::Json ? schedule_from_json(text) : schedule_from_goal(text);
   });
 }
 
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
   if (format_of(path) == Format::Binary)
-    return sim::save_binary(in_file(path, [&] { return sim::compact(schedule); }),
+    return sim::save_binary(detail::in_file(path, [&] { return sim::compact(schedule); }),
                             schedule.algorithm, path);
   write_text_file(path, format_of(path) == Format::Json ? schedule_to_json(schedule)
                                                         : schedule_to_goal(schedule));
@@ -95,7 +87,7 @@ Pattern load_pattern(const std::filesystem::path& path) {
   if (path.extension() != ".json")
     throw Error(fmt::format("{}: patterns are JSON files (.json)", path.string()));
   std::string text = read_text_file(path);
-  return in_file(path, [&] { return pattern_from_json(text); });
+  return detail::in_file(path, [&] { return pattern_from_json(text); });
 }
 
 void save_pattern(const Pattern& pattern, const std::filesystem::path& path) {

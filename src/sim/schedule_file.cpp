@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "../core/goal_read.hpp"
+#include "../core/in_file.hpp"
 #include "../core/validate_detail.hpp"
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
@@ -102,12 +103,14 @@ class GoalCompactSink final : public detail::GoalSink {
   [[noreturn]] static void fail_self(int rank, const Op& op, bool in_group) {
     const auto where = fmt::format("rank {}, op {} ({})", rank, op.id, describe(op));
     if (in_group)
-      throw Error(fmt::format("{}: lists itself (op {}) in its requires_any group; an op cannot "
-                              "wait for itself, drop the id",
-                              where, op.id));
-    throw Error(fmt::format("{}: dependency cycle: op {} waits for op {}; remove one of these "
-                            "dependencies",
-                            where, op.id, op.id));
+      throw Error(
+          fmt::format("{}: lists itself (op {}) in its requires_any group; an op cannot "
+                      "wait for itself, drop the id",
+                      where, op.id));
+    throw Error(
+        fmt::format("{}: dependency cycle: op {} waits for op {}; remove one of these "
+                    "dependencies",
+                    where, op.id, op.id));
   }
 
   std::size_t expected_ops_, expected_dependencies_;
@@ -191,16 +194,6 @@ LoadedSchedule from_schedule(Schedule schedule) {
   return out;
 }
 
-/// Errors carry the file's name, as load_schedule's do.
-template <typename F>
-LoadedSchedule in_file(const std::filesystem::path& path, F&& body) {
-  try {
-    return body();
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", path.string(), e.what()));
-  }
-}
-
 }  // namespace
 
 LoadedSchedule compact_from_goal(std::string_view text) {
@@ -223,9 +216,9 @@ LoadedSchedule load_compact(const std::filesystem::path& path) {
   std::optional<MappedGoalFile> mapped = MappedGoalFile::open(path);
   if (!mapped) {  // a pipe, an empty file, or an error that read_text_file names
     const std::string text = read_text_file(path);
-    return in_file(path, [&] { return compact_from_goal(text); });
+    return detail::in_file(path, [&] { return compact_from_goal(text); });
   }
-  return in_file(path, [&] {
+  return detail::in_file(path, [&] {
     try {
       const auto [ops, dependencies] = mapped->estimate_ops_and_dependencies();
       GoalCompactSink sink(ops, dependencies);
