@@ -153,7 +153,7 @@ T get(const unsigned char* bytes, std::size_t at) {
 
 /// The header (fixed part, strings, padding) of `s`.
 std::string header_of(const CompactSchedule& s, const std::string& algorithm, const Layout& l,
-                      const std::string& writer) {
+                      const std::string& writer, std::uint32_t flags) {
   std::string h(l.header_bytes, '\0');
   std::memcpy(h.data(), kBinaryScheduleMagic.data(), kBinaryScheduleMagic.size());
   const auto& a = s.arrays();
@@ -169,6 +169,7 @@ std::string header_of(const CompactSchedule& s, const std::string& algorithm, co
   put<std::uint64_t>(h, kOnAnyAt, a.on_any.size());
   put<std::uint32_t>(h, kCpusAt, static_cast<std::uint32_t>(s.cpus()));
   put<std::uint32_t>(h, kNicsAt, static_cast<std::uint32_t>(s.nics()));
+  put<std::uint32_t>(h, kFlagsAt, flags);
   put<std::uint32_t>(h, kWriterBytesAt, static_cast<std::uint32_t>(writer.size()));
   put<std::uint32_t>(h, kAlgorithmBytesAt, static_cast<std::uint32_t>(algorithm.size()));
   std::memcpy(h.data() + kFixedHeader, writer.data(), writer.size());
@@ -178,7 +179,8 @@ std::string header_of(const CompactSchedule& s, const std::string& algorithm, co
 
 /// Streams the file to `sink(const void*, std::size_t)`.
 template <typename Sink>
-void write_cbs(const CompactSchedule& s, const std::string& algorithm, Sink&& sink) {
+void write_cbs(const CompactSchedule& s, const std::string& algorithm, std::uint32_t flags,
+               Sink&& sink) {
   if (algorithm.size() > kMaxAlgorithmBytes)
     throw Error(fmt::format("the algorithm name has {} bytes; a binary schedule keeps at most {}",
                             algorithm.size(), kMaxAlgorithmBytes));
@@ -189,7 +191,7 @@ void write_cbs(const CompactSchedule& s, const std::string& algorithm, Sink&& si
   const Layout l =
       layout_of(static_cast<std::uint64_t>(s.ranks()), s.op_count(), a.on_start.size(),
                 a.on_complete.size(), a.on_any.size(), writer.size() + algorithm.size());
-  const std::string header = header_of(s, algorithm, l, writer);
+  const std::string header = header_of(s, algorithm, l, writer, flags);
   sink(header.data(), header.size());
   static constexpr std::array<char, kAlign> kZeros{};
   std::uint64_t at = l.header_bytes;
@@ -285,7 +287,9 @@ class Reader {
           is_printable(info_.writer) ? fmt::format(" (written by {})", info_.writer) : "",
           kBinaryScheduleMajor));
     const auto flags = get<std::uint32_t>(b_, kFlagsAt);
-    if (flags != 0) corrupt(fmt::format("byte {}: unknown flags {:#x}", +kFlagsAt, flags));
+    if ((flags & ~kBinaryValidated) != 0)
+      corrupt(fmt::format("byte {}: unknown flags {:#x}", +kFlagsAt, flags));
+    info_.validated = (flags & kBinaryValidated) != 0;
     if (info_.minor <= kBinaryScheduleMinor)
       for (std::size_t i = kReservedAt; i < kFixedHeader; ++i)
         if (b_[i] != 0) corrupt(fmt::format("byte {}: a reserved byte is not 0", i));
@@ -493,16 +497,18 @@ struct FileDescriptor {
 
 bool is_binary_schedule(const std::filesystem::path& path) { return path.extension() == ".cbs"; }
 
-std::string encode_binary(const CompactSchedule& schedule, const std::string& algorithm) {
+std::string encode_binary(const CompactSchedule& schedule, const std::string& algorithm,
+                          bool validated) {
   std::string out;
-  write_cbs(schedule, algorithm, [&](const void* data, std::size_t bytes) {
-    out.append(static_cast<const char*>(data), bytes);
-  });
+  write_cbs(schedule, algorithm, validated ? kBinaryValidated : 0,
+            [&](const void* data, std::size_t bytes) {
+              out.append(static_cast<const char*>(data), bytes);
+            });
   return out;
 }
 
 void save_binary(const CompactSchedule& schedule, const std::string& algorithm,
-                 const std::filesystem::path& path) {
+                 const std::filesystem::path& path, bool validated) {
   // Written to a temporary file beside `path` and renamed over it: a reader that maps the old
   // file (even the same path, `choreo convert x.cbs -o x.cbs`) keeps it whole, and a failed
   // write leaves no half file.
@@ -522,9 +528,10 @@ void save_binary(const CompactSchedule& schedule, const std::string& algorithm,
     return Error(fmt::format("writing {} failed (disk full?)", path.string()));
   };
   try {
-    write_cbs(schedule, algorithm, [&](const void* data, std::size_t bytes) {
-      if (bytes > 0 && std::fwrite(data, 1, bytes, file.get()) != bytes) throw failed();
-    });
+    write_cbs(schedule, algorithm, validated ? kBinaryValidated : 0,
+              [&](const void* data, std::size_t bytes) {
+                if (bytes > 0 && std::fwrite(data, 1, bytes, file.get()) != bytes) throw failed();
+              });
   } catch (...) {
     discard();
     throw;

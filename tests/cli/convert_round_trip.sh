@@ -5,6 +5,7 @@
 #   usage: convert_round_trip.sh CHOREO WORKDIR
 set -euo pipefail
 choreo=$(realpath "$1"); work=$2
+data=$(cd "$(dirname "$0")/../data" && pwd)
 data=$(dirname "$(realpath "$0")")/../data
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
 for kind in alltoall gather scatter triangle; do
@@ -43,4 +44,13 @@ for spec in allreduce:recdbl:ranks=12:bytes=64 allreduce:resilient:ranks=8:bytes
   "$choreo" convert "$name.json" -o "$name.from_json.cbs" >/dev/null
   cmp "$name.cbs" "$name.from_json.cbs"
 done
+# A schedule that fails validation is still written, without the validated flag, so that
+# `choreo sim` validates it and says what is wrong; --no-validate is the only way past.
+"$choreo" convert "$data/bad/deadlock.goal" -o deadlock.cbs 2>deadlock.note >/dev/null
+grep -q "deadlock.cbs is written without the validated flag: .*deadlock" deadlock.note
+if "$choreo" sim deadlock.cbs >/dev/null 2>deadlock.err; then
+  echo "convert_round_trip: choreo sim ran an unvalidated .cbs that deadlocks" >&2
+  exit 1
+fi
+grep -q "deadlock" deadlock.err
 echo "convert_round_trip: OK"

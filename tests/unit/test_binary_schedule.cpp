@@ -252,6 +252,19 @@ TEST(BinaryScheduleBadFiles, AFlippedByteInTheHeader) {
   }
 }
 
+// Bit 0 of the flags says sim::validate passed when the file was written; no other bit means
+// anything yet.
+TEST(BinaryScheduleBadFiles, TheValidatedFlagAndNoOther) {
+  sim::BinaryScheduleInfo info;
+  sim::decode_binary(sim::encode_binary(small_schedule(), "small"), "a.cbs", &info);
+  EXPECT_FALSE(info.validated);
+  std::string file = sim::encode_binary(small_schedule(), "small", true);
+  sim::decode_binary(file, "a.cbs", &info);
+  EXPECT_TRUE(info.validated);
+  poke<std::uint32_t>(file, 80, 3);
+  EXPECT_THAT(decode_error(file), HasSubstr("byte 80: unknown flags 0x3"));
+}
+
 TEST(BinaryScheduleBadFiles, WrongMagicFutureVersionBigEndian) {
   const std::string file = sim::encode_binary(small_schedule(), "small");
   std::string bad = file;

@@ -45,13 +45,17 @@ void add_convert_command(CLI::App& app, const Global& global) {
       // GOAL streams into the compact form, a .cbs is mapped: no Schedule of every op in
       // between (JSON goes through one, which says what the .cbs cannot keep).
       const sim::LoadedSchedule loaded = sim::load_compact(args->in);
-      sim::save_binary(loaded.schedule, loaded.algorithm, args->out);
+      save_binary_validated(loaded.schedule, loaded.algorithm, args->out);
       ranks = loaded.schedule.ranks();
       ops = loaded.schedule.op_count();
     } else {
       Schedule s = load_schedule(args->in);
-      if (sim::is_binary_schedule(args->out)) note_dropped(s, args->out);
-      save_schedule(s, args->out);
+      if (sim::is_binary_schedule(args->out)) {
+        note_dropped(s, args->out);
+        save_binary_validated(sim::compact(s), s.algorithm, args->out);
+      } else {
+        save_schedule(s, args->out);
+      }
       ranks = s.ranks;
       for (const auto& program : s.programs) ops += program.ops.size();
     }

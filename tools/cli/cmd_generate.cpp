@@ -30,7 +30,7 @@ void add_generate_command(CLI::App& app, const Global& global) {
     std::int64_t messages = 0;
     if (sim::is_binary_schedule(a->out)) {
       // Straight from the compact arrays: no Schedule of every op in between.
-      sim::save_binary(c, algorithm, a->out);
+      save_binary_validated(c, algorithm, a->out);
       for (sim::OpIndex i = 0; i < c.op_count(); ++i) messages += c.kind(i) == OpKind::Send ? 1 : 0;
     } else {
       Schedule s = sim::expand(c, algorithm);

@@ -31,6 +31,7 @@ struct SimArgs {
   std::string ops_csv, trace, output, label;
   std::vector<std::string> noise;
   bool no_validate = false;
+  bool revalidate = false;
   bool dma_receive = false;
 };
 
@@ -41,12 +42,13 @@ std::size_t peak_rss_bytes() {
 }
 
 /// A binary schedule (.cbs), simulated in place from its mapping: load_binary checks its
-/// structure (what the engine indexes), sim::validate its semantics (matching, deadlocks).
+/// structure (what the engine indexes), sim::validate its semantics (matching, deadlocks),
+/// unless the file says it passed when it was written.
 sim::CompactSchedule load_binary_file(const SimArgs& a, std::string& algorithm) {
   sim::BinaryScheduleInfo info;
   sim::CompactSchedule s = sim::load_binary(a.file, &info);
   algorithm = std::move(info.algorithm);
-  if (!a.no_validate) sim::validate(s);
+  if (!a.no_validate && (!info.validated || a.revalidate)) sim::validate(s);
   return s;
 }
 
@@ -260,6 +262,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
                 "keeps the CPU busy for (s-1)G too, so a rank cannot send while it receives)");
   cmd->add_flag("--no-validate", a->no_validate,
                 "Skip `choreo validate`'s checks of a FILE (faster for huge files)");
+  cmd->add_flag("--revalidate", a->revalidate,
+                "Check a .cbs even if it was validated when written (its header says so; "
+                "choreo generate and convert validate what they write)");
   cmd->callback([a, &global] { run(*a, global); });
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "choreo/human.hpp"
+#include "choreo/sim/compact.hpp"
 
 namespace choreo::cli {
 
@@ -29,5 +30,11 @@ void add_import_command(CLI::App& app, const Global& global);
 
 /// Prints JSON to stdout, indented, with a trailing newline.
 void print_json(const nlohmann::json& value);
+
+/// Writes a .cbs after sim::validate, with the header's validated flag when it passed (then
+/// `choreo sim` does not validate it again). A schedule that fails is still written, without
+/// the flag, and a note on stderr says why. Returns whether it passed.
+bool save_binary_validated(const sim::CompactSchedule& schedule, const std::string& algorithm,
+                           const std::string& path);
 
 }  // namespace choreo::cli

@@ -21,11 +21,17 @@ inline constexpr std::string_view kBinaryScheduleMagic = "CHOREOBS";
 inline constexpr std::uint16_t kBinaryScheduleMajor = 1;
 inline constexpr std::uint16_t kBinaryScheduleMinor = 0;
 
+/// Header flag: choreo::sim::validate accepted the schedule when it was written, so
+/// `choreo sim` need not run it again (validating once where the file is made, as
+/// LogGOPSim's txt2bin converts once). Only the structure is checked on every load.
+inline constexpr std::uint32_t kBinaryValidated = 1;
+
 /// What the header says besides the arrays.
 struct BinaryScheduleInfo {
   std::uint16_t major = 0, minor = 0;
-  std::string writer;     ///< "choreo 0.1.0"
-  std::string algorithm;  ///< Schedule::algorithm, may be empty
+  bool validated = false;  ///< the kBinaryValidated flag
+  std::string writer;      ///< "choreo 0.1.0"
+  std::string algorithm;   ///< Schedule::algorithm, may be empty
   std::uint64_t file_bytes = 0;
 };
 
@@ -33,10 +39,12 @@ struct BinaryScheduleInfo {
 bool is_binary_schedule(const std::filesystem::path& path);
 
 /// Writes `schedule` to `path` (streamed: no copy of the arrays is made).
+/// `validated`: the caller ran sim::validate on it (sets kBinaryValidated).
 void save_binary(const CompactSchedule& schedule, const std::string& algorithm,
-                 const std::filesystem::path& path);
+                 const std::filesystem::path& path, bool validated = false);
 /// The bytes save_binary writes, in memory (tests, fuzzing, small schedules).
-std::string encode_binary(const CompactSchedule& schedule, const std::string& algorithm);
+std::string encode_binary(const CompactSchedule& schedule, const std::string& algorithm,
+                          bool validated = false);
 
 /// Maps `path` read-only and returns a schedule over the mapping (kept alive by the schedule
 /// and its copies), after the structural check. Throws choreo::Error naming the file, what is
