@@ -102,7 +102,7 @@ if [[ $mpi -eq 0 ]]; then
   check jitter-sweep/noise jitter sweep --noise garbage
   check jitter-sweep/plot-folder jitter sweep --plot "$garbage"
 else
-  covered=("run" "collective" "calibrate-delay" "calibrate" "redist run")
+  covered=("run" "collective" "calibrate-delay" "calibrate" "redist run" "sweep jitter")
   check top/unknown-option --no-such-option
   check top/unknown-command no-such-command
   files run run --
@@ -116,6 +116,8 @@ else
   check calibrate/pairs calibrate --quick -o "$out" --pairs some
   check redist-run/shape redist run --shape 1x --from block@2 --to cyclic@2
   check redist-run/from redist run --shape 100x100 --from garbage --to cyclic@2
+  check sweep-jitter/noise sweep jitter --noise garbage
+  check sweep-jitter/plot-folder sweep jitter --plot "$garbage"
 fi
 
 # Every entry point the tool lists has cases above.
