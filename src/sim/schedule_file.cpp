@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "../core/goal_read.hpp"
@@ -194,16 +195,23 @@ LoadedSchedule from_schedule(Schedule schedule) {
   return out;
 }
 
-}  // namespace
-
-LoadedSchedule compact_from_goal(std::string_view text) {
+/// GOAL text into `sink`; a file whose blocks are out of rank order is read again through a
+/// Schedule (the compact form is built in rank order).
+LoadedSchedule read_into(GoalCompactSink& sink, std::string_view text,
+                         const std::function<void(std::size_t)>& consumed = {}) {
   try {
-    GoalCompactSink sink;
-    detail::read_goal(text, sink);
+    detail::read_goal(text, sink, consumed);
     return sink.finish();
   } catch (const BlocksOutOfOrder&) {
     return from_schedule(schedule_from_goal(std::string(text)));
   }
+}
+
+}  // namespace
+
+LoadedSchedule compact_from_goal(std::string_view text) {
+  GoalCompactSink sink;
+  return read_into(sink, text);
 }
 
 LoadedSchedule load_compact(const std::filesystem::path& path) {
@@ -219,15 +227,10 @@ LoadedSchedule load_compact(const std::filesystem::path& path) {
     return detail::in_file(path, [&] { return compact_from_goal(text); });
   }
   return detail::in_file(path, [&] {
-    try {
-      const auto [ops, dependencies] = mapped->estimate_ops_and_dependencies();
-      GoalCompactSink sink(ops, dependencies);
-      detail::read_goal(mapped->text(), sink,
-                        [&](std::size_t offset) { mapped->release_before(offset); });
-      return sink.finish();
-    } catch (const BlocksOutOfOrder&) {
-      return from_schedule(schedule_from_goal(std::string(mapped->text())));
-    }
+    const auto [ops, dependencies] = mapped->estimate_ops_and_dependencies();
+    GoalCompactSink sink(ops, dependencies);
+    return read_into(sink, mapped->text(),
+                     [&](std::size_t offset) { mapped->release_before(offset); });
   });
 }
 
