@@ -17,6 +17,7 @@
 #include "comm_state.hpp"
 #include "next.hpp"
 #include "record.hpp"
+#include "type_size.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -46,12 +47,6 @@ int redundant_exchanges(std::int64_t bytes, int ranks) {
 }
 
 using mpi::detail::is_contiguous;
-
-int type_size(MPI_Datatype type) {
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  return size;
-}
 
 /// A communicator the call can run on with choreo, or the reason it cannot.
 std::optional<Fallback> unsuitable(const CommState& state) {

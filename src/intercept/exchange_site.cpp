@@ -10,6 +10,7 @@
 #include "comm_state.hpp"
 #include "next.hpp"
 #include "runtime.hpp"
+#include "type_size.hpp"
 
 namespace choreo::intercept {
 namespace {
@@ -53,12 +54,6 @@ constexpr std::int64_t kLargestPlannedPattern = std::int64_t{1} << 23;
 std::uint64_t mix(std::uint64_t hash, std::uint64_t value) {
   hash ^= value + 0x9e3779b97f4a7c15ULL + (hash << 6) + (hash >> 2);
   return hash;
-}
-
-int type_size(MPI_Datatype type) {
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  return size;
 }
 
 /// This rank's key of the call: its counts and the sizes of its types (the plan depends on
