@@ -17,10 +17,12 @@
 // bcast_binomial and allgather_ring emit no message of 0 bytes (nor the calc after one): a step
 // whose pieces are empty has no ops, and with bytes == 0 the schedule has none at all.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "choreo/sim/compact.hpp"
+#include "choreo/sim/shaped.hpp"
 
 namespace choreo::coll {
 
@@ -42,6 +44,10 @@ namespace choreo::coll {
 /// P == 1 yields an empty program.
 sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
                                                   std::int64_t reduce_ns = 0);
+/// The same schedule as a ShapedSchedule: the butterfly's ranks share one program shape (the
+/// fold adds two), so an op costs 8 bytes; what a 2^23-rank simulation needs.
+sim::ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
+                                                        std::int64_t reduce_ns = 0);
 
 /// Ring allreduce (MPICH's MPIR_Allreduce_intra_ring; Open MPI's ring without segmentation).
 /// The vector is cut into P chunks, chunk c of bytes/P bytes plus one for c < bytes % P (chunks
@@ -217,6 +223,9 @@ sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, in
 /// e.g. "allreduce:recdbl:ranks=1048576:bytes=8:reduce_ns=100". Unknown collectives,
 /// algorithms and keys, missing or repeated keys and malformed numbers throw choreo::Error.
 sim::CompactSchedule generate(const std::string& spec);
+/// generate()'s schedule as a ShapedSchedule, for the generators that build one
+/// (allreduce:recdbl); std::nullopt for the others. Same checks and errors as generate().
+std::optional<sim::ShapedSchedule> generate_shaped(const std::string& spec);
 
 /// "collective:algorithm" of every generator generate() knows, e.g. "allgather:ring".
 std::vector<std::string> generator_names();

@@ -2,6 +2,7 @@
 // The dependency structure is documented in choreo/coll.hpp.
 #include "allreduce_rank_programs.hpp"
 #include "choreo/coll.hpp"
+#include "choreo/sim/shaped.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {
@@ -21,24 +22,42 @@ std::uint64_t op_count(const Fold& f) {
 
 }  // namespace
 
-sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
-                                                  std::int64_t reduce_ns) {
+namespace {
+
+/// Every rank's program into `b` (a CompactBuilder or a ShapedBuilder), after the checks.
+template <class Builder, class MakeBuilder>
+auto build(int ranks, std::int64_t bytes, std::int64_t reduce_ns, MakeBuilder make_builder) {
   detail::check_ranks(kAllreduceRecursiveDoublingName, ranks);
   detail::check_non_negative(kAllreduceRecursiveDoublingName, "bytes", bytes);
   detail::check_non_negative(kAllreduceRecursiveDoublingName, "reduce_ns", reduce_ns);
   const Fold f(ranks);
-  // Dependencies: 4 per butterfly round (send, recv on the last calc; calc on both), at most 5
-  // per folded pair; sized up front so the builder never regrows its arrays.
-  const std::size_t dependencies =
-      4 * static_cast<std::size_t>(f.p2) * f.rounds + 5 * static_cast<std::size_t>(f.rem);
-  sim::CompactBuilder b(
-      ranks, detail::checked_op_count(kAllreduceRecursiveDoublingName, ranks, op_count(f)),
-      dependencies);
+  Builder b = make_builder(
+      f, detail::checked_op_count(kAllreduceRecursiveDoublingName, ranks, op_count(f)));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::allreduce_recursive_doubling_rank(b, f, r, bytes, reduce_ns);
   }
   return b.finish();
+}
+
+}  // namespace
+
+sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
+                                                  std::int64_t reduce_ns) {
+  return build<sim::CompactBuilder>(ranks, bytes, reduce_ns, [&](const Fold& f, auto ops) {
+    // Dependencies: 4 per butterfly round (send, recv on the last calc; calc on both), at
+    // most 5 per folded pair; sized up front so the builder never regrows its arrays.
+    const std::size_t dependencies =
+        4 * static_cast<std::size_t>(f.p2) * f.rounds + 5 * static_cast<std::size_t>(f.rem);
+    return sim::CompactBuilder(ranks, ops, dependencies);
+  });
+}
+
+sim::ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
+                                                        std::int64_t reduce_ns) {
+  return build<sim::ShapedBuilder>(ranks, bytes, reduce_ns, [&](const Fold&, auto ops) {
+    return sim::ShapedBuilder(ranks, ops);
+  });
 }
 
 }  // namespace choreo::coll

@@ -27,6 +27,8 @@ struct Generator {
   std::string_view collective, algorithm;
   std::vector<std::string_view> required, optional;
   sim::CompactSchedule (*build)(const Values&);
+  /// The same as a ShapedSchedule, where the generator builds one.
+  sim::ShapedSchedule (*shaped)(const Values&) = nullptr;
 };
 
 int as_int(const Values& values, std::string_view key, int fallback = 0) {
@@ -71,6 +73,10 @@ const std::vector<Generator>& generators() {
        [](const Values& v) {
          return allreduce_recursive_doubling(as_int(v, "ranks"), v.at("bytes"),
                                              value_or(v, "reduce_ns", 0));
+       },
+       [](const Values& v) {
+         return allreduce_recursive_doubling_shaped(as_int(v, "ranks"), v.at("bytes"),
+                                                    value_or(v, "reduce_ns", 0));
        }},
       {"allreduce",
        "ring",
@@ -267,7 +273,10 @@ Values parse_values(const Generator& g, const std::vector<std::string_view>& fie
 
 }  // namespace
 
-sim::CompactSchedule generate(const std::string& spec) {
+namespace {
+
+/// The generator a spec names, and its values.
+std::pair<const Generator*, Values> parse_spec(const std::string& spec) {
   const std::vector<std::string_view> fields = split(spec, ':');
   if (fields.size() < 2 || fields[0].empty() || fields[1].empty())
     throw Error(
@@ -275,7 +284,20 @@ sim::CompactSchedule generate(const std::string& spec) {
                     "allgather:ring:ranks=8:bytes=1024",
                     spec));
   const Generator& g = find_generator(fields[0], fields[1], spec);
-  return g.build(parse_values(g, fields, spec));
+  return {&g, parse_values(g, fields, spec)};
+}
+
+}  // namespace
+
+sim::CompactSchedule generate(const std::string& spec) {
+  const auto [g, values] = parse_spec(spec);
+  return g->build(values);
+}
+
+std::optional<sim::ShapedSchedule> generate_shaped(const std::string& spec) {
+  const auto [g, values] = parse_spec(spec);
+  if (g->shaped == nullptr) return std::nullopt;
+  return g->shaped(values);
 }
 
 std::vector<std::string> generator_names() {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "choreo/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/message_layout.hpp"

@@ -9,6 +9,7 @@
 
 #include "choreo/error.hpp"
 #include "choreo/limits.hpp"
+#include "op_checks.hpp"
 
 namespace choreo::sim {
 
@@ -63,9 +64,8 @@ std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t a
   if (current_ < 0) throw Error("CompactBuilder: call begin_rank(0) before adding ops");
   if (s_->kind.size() >= std::numeric_limits<OpIndex>::max())
     throw Error("CompactBuilder: more than 2^32 ops do not fit the simulator's indices");
-  if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
-    throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
-  check_op(kind, peer, tag, amount);
+  check_built_op(kind, peer, tag, amount, cpu, nic, ranks_, current_,
+                 s_->kind.size() - s_->first_op.back());
   CompactStorage& st = *s_;  // one load of the pointer, not one per array
   st.kind.push_back(static_cast<std::uint8_t>(kind));
   st.peer.push_back(peer);
@@ -78,21 +78,20 @@ std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t a
   return static_cast<std::uint32_t>(st.kind.size() - st.first_op.back() - 1);
 }
 
-void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amount) const {
-  // The engine indexes its hosts by peer and reads amounts as sizes and times: what it takes
-  // is checked here, so that a schedule that skipped validation fails with a message, not a
-  // crash.
+void check_built_op(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic,
+                    int ranks, int rank, std::size_t position) {
+  if (cpu < 0 || cpu > 255 || nic < 0 || nic > 255)
+    throw Error(fmt::format("cpu {} / nic {} out of range 0..255", cpu, nic));
   const auto where = [&] {
-    return fmt::format("rank {}, op {} ({})", current_, s_->kind.size() - s_->first_op.back(),
-                       to_string(kind));
+    return fmt::format("rank {}, op {} ({})", rank, position, to_string(kind));
   };
   const bool message = kind == OpKind::Send || kind == OpKind::Recv;
   const int lowest = kind == OpKind::Recv ? kAny : 0;
-  if (message && (peer < lowest || peer >= ranks_))
+  if (message && (peer < lowest || peer >= ranks))
     throw Error(
         fmt::format("{}: peer {} is out of range for a {}-rank schedule; run `choreo "
                     "validate` on it",
-                    where(), peer, ranks_));
+                    where(), peer, ranks));
   if (message && tag < lowest)
     throw Error(fmt::format("{}: tag {} is invalid; run `choreo validate` on it", where(), tag));
   const bool timed = kind == OpKind::Calc || kind == OpKind::Delay;
@@ -101,22 +100,6 @@ void CompactBuilder::check_op(OpKind kind, int peer, int tag, std::int64_t amoun
         fmt::format("{}: {} {} is out of range: choreo takes 0 to {} (docs/formats.md, "
                     "Limits)",
                     where(), timed ? "time" : "size", amount, timed ? "10^15 ns" : "2^50 bytes"));
-}
-
-std::uint32_t CompactBuilder::send(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
-  return add(OpKind::Send, peer, tag, bytes, cpu, nic);
-}
-std::uint32_t CompactBuilder::recv(int peer, std::int64_t bytes, int tag, int cpu, int nic) {
-  return add(OpKind::Recv, peer, tag, bytes, cpu, nic);
-}
-std::uint32_t CompactBuilder::calc(std::int64_t nanoseconds, int cpu) {
-  return add(OpKind::Calc, 0, 0, nanoseconds, cpu, 0);
-}
-std::uint32_t CompactBuilder::delay(std::int64_t nanoseconds, int cpu) {
-  return add(OpKind::Delay, 0, 0, nanoseconds, cpu, 0);
-}
-std::uint32_t CompactBuilder::copy(std::int64_t bytes, int cpu) {
-  return add(OpKind::Copy, 0, 0, bytes, cpu, 0);
 }
 
 void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency) {
@@ -129,16 +112,6 @@ void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t depe
                     "does not have (it has {})",
                     current_, op, dependency, count));
   edges.emplace_back(base + dependency, base + op);
-}
-
-void CompactBuilder::requires_completed(std::uint32_t op, std::uint32_t dependency) {
-  add_edge(complete_edges_, op, dependency);
-}
-void CompactBuilder::requires_started(std::uint32_t op, std::uint32_t dependency) {
-  add_edge(start_edges_, op, dependency);
-}
-void CompactBuilder::requires_any(std::uint32_t op, std::uint32_t dependency) {
-  add_edge(any_edges_, op, dependency);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 # Runs an application without and with a preloaded PMPI library and compares the results.
 #
 # Usage: tests/apps/compare_app.sh APP LIB [--ranks N] [--exact] [--keep] [--mca KEY=VALUE]...
+#                                  [--modes MODE,...]
 #   APP     one of run_app.sh's applications, or "ci" (lammps fftw ptscotch hpcc) or "all"
 #   LIB     the library to preload (e.g. build/apps/count_calls.so, libchoreo_pmpi.so), or "-"
 #           for none (then --mca shows what Open MPI's own algorithm choices change)
@@ -9,6 +10,8 @@
 #   --exact       require bit-identical results even where the policy allows a tolerance
 #   --keep        keep the run directories (kept anyway when the comparison fails)
 #   --mca K=V     Open MPI MCA parameter for the second run only
+#   --modes M,... one run with the library per CHOREO_MODE (auto, choreo, mpi), each compared
+#                 with the one run without it (CHOREO_REPORT, if set, gets _M before .json)
 #
 # Verdicts, one line per application:
 #   IDENTICAL           result.txt and exact.txt are byte for byte the same
@@ -28,13 +31,15 @@ die() { echo "compare_app: $*" >&2; exit 1; }
 [ $# -ge 2 ] || die "usage: compare_app.sh APP LIB [--ranks N] [--exact] [--keep] [--mca K=V]"
 app=$1 lib=$2
 shift 2
-exact=0 keep=0 ranks_opt=() mca_opt=()
+exact=0 keep=0 ranks_opt=() mca_opt=() modes=("")
 while [ $# -gt 0 ]; do
   case $1 in
     --ranks) [ $# -ge 2 ] || die "--ranks needs a number"; ranks_opt=(--ranks "$2"); shift 2 ;;
     --exact) exact=1; shift ;;
     --keep) keep=1; shift ;;
     --mca) [ $# -ge 2 ] || die "--mca needs KEY=VALUE"; mca_opt+=(--mca "$2"); shift 2 ;;
+    --modes) [ $# -ge 2 ] || die "--modes needs MODE[,MODE...]"; IFS=, read -r -a modes <<<"$2"
+      [ ${#modes[@]} -gt 0 ] || die "--modes needs MODE[,MODE...]"; shift 2 ;;
     *) die "unknown option '$1'" ;;
   esac
 done
@@ -53,13 +58,29 @@ esac
 root=$(mktemp -d "${TMPDIR:-/tmp}/compare_app.XXXXXX") || die "cannot create a temporary directory"
 failed=0
 
+# compare_one APP: the run without the library, then one run with it per mode (CHOREO_MODE, or
+# the environment's own when --modes is not given), each compared with the first.
 compare_one() {
-  local a=$1 base="$root/$a.base" with="$root/$a.lib" policy verdict note="" rel abs tb tw r
+  local a=$1 base="$root/$1.base" mode failed_one=0
   "$here/run_app.sh" "$a" --out "$base" ${ranks_opt[@]+"${ranks_opt[@]}"} >/dev/null ||
     { echo "compare_app: $a: the run without the library failed"; keep=1; return 1; }
-  "$here/run_app.sh" "$a" --out "$with" ${ranks_opt[@]+"${ranks_opt[@]}"} \
-    ${pre_opt[@]+"${pre_opt[@]}"} ${mca_opt[@]+"${mca_opt[@]}"} >/dev/null ||
-    { echo "compare_app: $a: the run with ${lib} failed"; keep=1; return 1; }
+  for mode in "${modes[@]}"; do
+    compare_mode "$a" "$base" "$mode" || failed_one=1
+  done
+  return $failed_one
+}
+
+compare_mode() {
+  local a=$1 base=$2 mode=$3 with="$root/$1.lib${3:+.$3}" policy verdict note="" rel abs tb tw r
+  local mode_env=() label=$a
+  if [ -n "$mode" ]; then
+    mode_env=(CHOREO_MODE="$mode")
+    [ -n "${CHOREO_REPORT:-}" ] && mode_env+=(CHOREO_REPORT="${CHOREO_REPORT%.json}_$mode.json")
+    label="$a, CHOREO_MODE=$mode"
+  fi
+  env ${mode_env[@]+"${mode_env[@]}"} "$here/run_app.sh" "$a" --out "$with" \
+    ${ranks_opt[@]+"${ranks_opt[@]}"} ${pre_opt[@]+"${pre_opt[@]}"} ${mca_opt[@]+"${mca_opt[@]}"} \
+    >/dev/null || { echo "compare_app: $label: the run with ${lib} failed"; keep=1; return 1; }
   policy=$(awk '$1 == "policy" { print $2 }' "$base/info.txt")
   r=$(awk '$1 == "ranks" { print $2 }' "$base/info.txt")
   tb=$(awk '$1 == "wall_s" { print $2 }' "$base/info.txt")
@@ -85,7 +106,7 @@ compare_one() {
     fi
     [ "$exact" -eq 1 ] && [[ $policy == tol:* ]] && note="--exact given; $note"
   fi
-  echo "compare_app: $a ($r ranks, policy $policy): $verdict (without ${tb}s, with ${tw}s)"
+  echo "compare_app: $label ($r ranks, policy $policy): $verdict (without ${tb}s, with ${tw}s)"
   [ -n "$note" ] && echo "$note" | sed 's/^/  /'
   if [ -f "$with/counts.txt" ]; then
     # the counting shim's view of the run: the five calls choreo replaces

@@ -36,10 +36,15 @@ mpi_rejects(redist_arrays_beyond_memory
   redist run --shape 33554432x33554432 --from *,cyclic@2 --to *,block@2)
 
 # The audit for choreo-mpi: every subcommand under mpiexec (tests/cli/every_entry_point.sh).
-add_test(NAME mpi.every_entry_point
-  COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh --mpi ${choreo_mpi}
-    ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS} ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2)
-set_tests_properties(mpi.every_entry_point PROPERTIES LABELS "mpi;sanitized" TIMEOUT 300)
+# Under MPICH only (the default and asan presets): the tool checks its arguments the same way
+# on either MPI, the mpi_rejects cases above cover Open MPI's way of reporting a failed rank,
+# and Open MPI's 0.35 s a launch made this audit 36 s of CI.
+if(NOT CHOREO_MPI_NAME STREQUAL "Open MPI")
+  add_test(NAME mpi.every_entry_point
+    COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/every_entry_point.sh --mpi ${choreo_mpi}
+      ${MPIEXEC_EXECUTABLE} ${MPIEXEC_PREFLAGS} ${rejects_quiet} ${MPIEXEC_NUMPROC_FLAG} 2)
+  set_tests_properties(mpi.every_entry_point PROPERTIES LABELS "mpi;sanitized" TIMEOUT 300)
+endif()
 # Issue 21: a 2-rank gather has no empty slot, so a "best delay" would be noise.
 mpi_rejects(calibrate_delay_two_ranks
   "calibrate-delay: a gather of 2 ranks has no empty slot, so the delay changes nothing.*at least 3 ranks"

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 
 #include "choreo/coll.hpp"
 #include "choreo/error.hpp"
@@ -33,6 +34,7 @@ struct SimArgs {
   bool no_validate = false;
   bool revalidate = false;
   bool dma_receive = false;
+  bool compact_form = false;
 };
 
 std::size_t peak_rss_bytes() {
@@ -52,6 +54,11 @@ sim::CompactSchedule load_binary_file(const SimArgs& a, std::string& algorithm) 
   return s;
 }
 
+/// "collective:algorithm" of a generator spec.
+std::string generated_algorithm(const std::string& spec) {
+  return spec.substr(0, spec.find(':', spec.find(':') + 1));
+}
+
 /// The schedule to simulate; `name` and `algorithm` describe it for the output, and `slots`
 /// gets its ops' slots when a trace is asked for (a generated schedule has none).
 sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
@@ -60,7 +67,7 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
   sim::CompactSchedule s = [&] {
     if (!a.generate.empty()) {
       name = a.generate;
-      algorithm = a.generate.substr(0, a.generate.find(':', a.generate.find(':') + 1));
+      algorithm = generated_algorithm(a.generate);
       return coll::generate(a.generate);
     }
     name = a.file;
@@ -85,8 +92,9 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
 }
 
 /// The simulation as a run result, so `choreo report` shows it beside real runs.
+template <class Schedule>
 RunResult as_run(const SimArgs& a, const std::string& name, const std::string& algorithm,
-                 const sim::CompactSchedule& s, const sim::SimResult& r) {
+                 const Schedule& s, const sim::SimResult& r) {
   RunResult run;
   run.label = a.label;
   run.schedule = name;
@@ -129,33 +137,22 @@ void print_links(const sim::SimResult& r, int top) {
                100 * static_cast<double>(r.links[i].busy_ns) / makespan, r.links[i].messages);
 }
 
-void run(const SimArgs& a, const Global& global) {
-  if (a.file.empty() == a.generate.empty())
-    throw Error("give either a schedule FILE or --generate SPEC (see --help)");
-  sim::SimOptions options;
-  options.params = a.params;
-  options.network = placed_network(a.network, a.placement);
-  options.network.sharing = sim::parse_sharing(a.sharing);
-  options.network.link_G = a.link_G;
-  options.network.hop_latency = a.hop_latency;
-  options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
-  options.dma_receive = a.dma_receive;
-  for (const auto& n : a.noise) sim::add_noise(options.noise, n);
-  std::string name;
-  double build_seconds = 0;
-  std::string algorithm;
-  std::vector<int> slots;
-  sim::CompactSchedule schedule = load(a, name, algorithm, slots, build_seconds);
-  sim::SimResult r = sim::simulate(schedule, options);
-  if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
+/// The generated schedule a `--generate` run simulates when nothing asks for its ops one by
+/// one: shared rank shapes (8 bytes an op) where the generator builds them, which is what lets
+/// a 2^23-rank allreduce fit in memory.
+std::optional<sim::ShapedSchedule> shaped_generated(const SimArgs& a,
+                                                    const sim::SimOptions& options) {
+  if (a.generate.empty() || options.record_ops || a.compact_form) return std::nullopt;
+  return coll::generate_shaped(a.generate);
+}
+
+/// Writes the run (-o) and prints the result, as JSON with --json.
+template <class Schedule>
+void report(const SimArgs& a, const Global& global, const std::string& name,
+            const std::string& algorithm, const Schedule& schedule, const sim::SimResult& r,
+            double build_seconds) {
   if (!a.output.empty())
     write_text_file(a.output, run_result_to_json(as_run(a, name, algorithm, schedule, r)));
-  if (!a.trace.empty()) {
-    if (schedule.op_count() > 2'000'000)
-      throw Error(fmt::format("a Chrome trace of {} ops would not open; trace a smaller run",
-                              schedule.op_count()));
-    write_text_file(a.trace, sim::chrome_trace(schedule, r, slots));
-  }
   const double events_per_second =
       r.wall_seconds > 0 ? static_cast<double>(r.events) / r.wall_seconds : 0;
   const auto& p = a.params;
@@ -199,6 +196,41 @@ void run(const SimArgs& a, const Global& global) {
              human_bytes(static_cast<double>(peak_rss_bytes())));
 }
 
+void run(const SimArgs& a, const Global& global) {
+  if (a.file.empty() == a.generate.empty())
+    throw Error("give either a schedule FILE or --generate SPEC (see --help)");
+  sim::SimOptions options;
+  options.params = a.params;
+  options.network = placed_network(a.network, a.placement);
+  options.network.sharing = sim::parse_sharing(a.sharing);
+  options.network.link_G = a.link_G;
+  options.network.hop_latency = a.hop_latency;
+  options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
+  options.dma_receive = a.dma_receive;
+  for (const auto& n : a.noise) sim::add_noise(options.noise, n);
+  const auto start = std::chrono::steady_clock::now();
+  if (auto shaped = shaped_generated(a, options)) {
+    const double build_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return report(a, global, a.generate, generated_algorithm(a.generate), *shaped,
+                  sim::simulate(*shaped, options), build_seconds);
+  }
+  std::string name;
+  double build_seconds = 0;
+  std::string algorithm;
+  std::vector<int> slots;
+  sim::CompactSchedule schedule = load(a, name, algorithm, slots, build_seconds);
+  sim::SimResult r = sim::simulate(schedule, options);
+  if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
+  if (!a.trace.empty()) {
+    if (schedule.op_count() > 2'000'000)
+      throw Error(fmt::format("a Chrome trace of {} ops would not open; trace a smaller run",
+                              schedule.op_count()));
+    write_text_file(a.trace, sim::chrome_trace(schedule, r, slots));
+  }
+  report(a, global, name, algorithm, schedule, r, build_seconds);
+}
+
 }  // namespace
 
 void add_sim_command(CLI::App& app, const Global& global) {
@@ -209,6 +241,10 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_option("--generate", a->generate,
                   "Simulate a generated collective instead of a file, e.g. "
                   "allreduce:recdbl:ranks=65536:bytes=8");
+  cmd->add_flag("--compact-form", a->compact_form,
+                "Store --generate's schedule op by op (about 35 B an op) instead of once per "
+                "shape of rank program (8 B an op, the default where the generator builds it: "
+                "allreduce:recdbl); the results are the same");
   cmd->add_option("--network", a->network,
                   "ideal (no contention, LogGOPSim's LogGP mode), switch[:NODES] (one crossbar), "
                   "torus:AxBxC or mesh:AxBxC (dimension-order routing)");

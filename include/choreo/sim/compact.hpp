@@ -95,34 +95,61 @@ class CompactSchedule {
   std::shared_ptr<const void> owner_;  ///< CompactStorage, or a file mapping
 };
 
+/// The calls that add an op or a dependency to the rank being built, shared by CompactBuilder
+/// and ShapedBuilder: each supplies add(), add_edge() and its three lists of edges. Op handles
+/// are the rank-local program positions the add calls return.
+template <class Builder>
+class ProgramCalls {
+ public:
+  std::uint32_t send(int peer, std::int64_t bytes, int tag = 0, int cpu = 0, int nic = 0) {
+    return self().add(OpKind::Send, peer, tag, bytes, cpu, nic);
+  }
+  std::uint32_t recv(int peer, std::int64_t bytes, int tag = 0, int cpu = 0, int nic = 0) {
+    return self().add(OpKind::Recv, peer, tag, bytes, cpu, nic);
+  }
+  std::uint32_t calc(std::int64_t nanoseconds, int cpu = 0) {
+    return self().add(OpKind::Calc, 0, 0, nanoseconds, cpu, 0);
+  }
+  std::uint32_t delay(std::int64_t nanoseconds, int cpu = 0) {
+    return self().add(OpKind::Delay, 0, 0, nanoseconds, cpu, 0);
+  }
+  std::uint32_t copy(std::int64_t bytes, int cpu = 0) {
+    return self().add(OpKind::Copy, 0, 0, bytes, cpu, 0);
+  }
+  /// `op` starts only after `dependency` completed (GOAL requires), both of this rank.
+  void requires_completed(std::uint32_t op, std::uint32_t dependency) {
+    self().add_edge(self().complete_edges_, op, dependency);
+  }
+  /// `op` starts only after `dependency` started (GOAL irequires).
+  void requires_started(std::uint32_t op, std::uint32_t dependency) {
+    self().add_edge(self().start_edges_, op, dependency);
+  }
+  /// Adds `dependency` to `op`'s first-of group (Op::requires_any): `op` starts only after
+  /// the first member of its group completed (and its other dependencies are met).
+  void requires_any(std::uint32_t op, std::uint32_t dependency) {
+    self().add_edge(self().any_edges_, op, dependency);
+  }
+
+ private:
+  Builder& self() { return static_cast<Builder&>(*this); }
+};
+
 /// Builds a CompactSchedule rank by rank: begin_rank(0), its ops, begin_rank(1), ...
 /// Op handles are the rank-local program positions the add functions return.
-class CompactBuilder {
+class CompactBuilder : public ProgramCalls<CompactBuilder> {
  public:
   /// expected_ops and expected_dependencies (requires + irequires) size the arrays once.
   explicit CompactBuilder(int ranks, std::size_t expected_ops = 0,
                           std::size_t expected_dependencies = 0);
 
   void begin_rank(int rank);
-  std::uint32_t send(int peer, std::int64_t bytes, int tag = 0, int cpu = 0, int nic = 0);
-  std::uint32_t recv(int peer, std::int64_t bytes, int tag = 0, int cpu = 0, int nic = 0);
-  std::uint32_t calc(std::int64_t nanoseconds, int cpu = 0);
-  std::uint32_t delay(std::int64_t nanoseconds, int cpu = 0);
-  std::uint32_t copy(std::int64_t bytes, int cpu = 0);
-  /// `op` starts only after `dependency` completed (GOAL requires), both of this rank.
-  void requires_completed(std::uint32_t op, std::uint32_t dependency);
-  /// `op` starts only after `dependency` started (GOAL irequires).
-  void requires_started(std::uint32_t op, std::uint32_t dependency);
-  /// Adds `dependency` to `op`'s first-of group (Op::requires_any): `op` starts only after
-  /// the first member of its group completed (and its other dependencies are met).
-  void requires_any(std::uint32_t op, std::uint32_t dependency);
 
   /// Throws choreo::Error if a rank was skipped or a dependency points outside its rank.
   CompactSchedule finish();
 
  private:
+  friend class ProgramCalls<CompactBuilder>;
   std::uint32_t add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic);
-  void check_op(OpKind kind, int peer, int tag, std::int64_t amount) const;
   using Edges = BigVector<std::pair<OpIndex, OpIndex>>;  // (from, to)
   void add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency);
 

@@ -7,6 +7,7 @@
 #include "choreo/sim/compact.hpp"
 #include "choreo/sim/network.hpp"
 #include "choreo/sim/noise.hpp"
+#include "choreo/sim/shaped.hpp"
 
 namespace choreo::sim {
 
@@ -55,5 +56,7 @@ struct SimResult {
 /// Runs the schedule to completion. Throws choreo::Error if ops are left that can never
 /// run (a deadlock, or a message nobody receives): validate schedules first.
 SimResult simulate(const CompactSchedule& schedule, const SimOptions& options);
+/// The same for a schedule of shared rank shapes (what `choreo sim --generate` builds).
+SimResult simulate(const ShapedSchedule& schedule, const SimOptions& options);
 
 }  // namespace choreo::sim
