@@ -271,10 +271,6 @@ Values parse_values(const Generator& g, const std::vector<std::string_view>& fie
   return values;
 }
 
-}  // namespace
-
-namespace {
-
 /// The generator a spec names, and its values.
 std::pair<const Generator*, Values> parse_spec(const std::string& spec) {
   const std::vector<std::string_view> fields = split(spec, ':');

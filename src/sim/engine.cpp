@@ -489,10 +489,6 @@ void check_parameters(const SimOptions& options) {
     limits::check_nanoseconds(ns, "a LogGOPS time (L, o, g or the hop latency)");
 }
 
-}  // namespace
-
-namespace {
-
 std::uint32_t most_dependencies(const CompactSchedule& s) {
   const auto counts = s.arrays().dependency_count;
   return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());

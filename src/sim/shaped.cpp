@@ -127,7 +127,7 @@ void ShapedBuilder::end_rank() {
     for (const Edge& e : *edges) append_bytes(key_, e);
   }
   std::uint32_t base = last_base_;
-  if (key_ != last_key_ || s_.shape_count_ == 0) {
+  if (key_ != last_key_) {  // last_key_ starts empty; a key never is
     const auto [it, added] = bases_.try_emplace(key_, 0u);
     if (added) it->second = store_shape();
     base = it->second;
