@@ -7,9 +7,11 @@
 #         TCP ACK cross-traffic puts 5% of a flow's rate on the reverse link
 #   flow-noack  the same without the ACK cross-traffic (ideal full-duplex links)
 #   ns3   the same cluster in SimGrid's ns-3 packet-level TCP model
+#   ns3-loss  the same with switch ports that drop (bench/lib/switch64.sh: 256 KiB, 200 ms RTO)
 #   sim   choreo sim, the same cluster as a LogGOPS switch; links held whole-message
 #         (sim-serial: contention costs what it costs on a store-and-forward switch port) or
-#         shared fairly (sim-fair: like the flow model)
+#         shared fairly (sim-fair: like the flow model), or as TCP segments into switch ports
+#         whose buffers drop (sim-tcp: 256 KiB per port, Linux's 200 ms minimum timeout)
 # Every MPI run verifies every byte. Writes DIR/results.csv, DIR/tables.md and
 # DIR/compare_sf.png (Fig. 6); progress and failures go to stderr and DIR/log/.
 set -euo pipefail
@@ -19,8 +21,8 @@ usage() {
 usage: bench/compare_irregular.sh [-o DIR] [--settings "real flow ns3 sim"] [--quick]
 
   -o DIR        output directory (default out/compare)
-  --settings S  which settings to run, any of: real flow flow-noack ns3 sim-serial
-                sim-fair (default all six)
+  --settings S  which settings to run, any of: real flow flow-noack ns3 ns3-loss
+                sim-serial sim-fair sim-tcp (default all but ns3-loss)
   --quick       ns3 only on gather, scatter and sf-1 (the full ns-3 set takes ~90 min)
   --patterns P  only these of the 64-rank patterns, e.g. "gather sf-1 sf-5"
   -h, --help    this help
@@ -35,7 +37,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/lib/switch64.sh
 . bench/lib/switch64.sh
 out=out/compare
-settings="real flow flow-noack ns3 sim-serial sim-fair"
+settings="real flow flow-noack ns3 sim-serial sim-fair sim-tcp"
 quick=0
 only_patterns=""
 while [ $# -gt 0 ]; do
@@ -160,11 +162,11 @@ for setting in $settings; do
         run_mpi real $name "$pfile" "$delta" "$(lower_bound "$pfile")" "$ompi_mpi" "${launcher[@]}"
       done
       ;;
-    flow|flow-noack|ns3)
+    flow|flow-noack|ns3|ns3-loss)
       switch_platforms "$choreo" "$out"
       smpi_launcher "$setting" "$out"
       launcher=("${smpi_launcher[@]}" -np 64)
-      if [ $setting != ns3 ]; then
+      if [ "${setting#ns3}" = "$setting" ]; then
         say "SMPI flow model, 64 nodes, 1 GbE switch (SMPI's size factors off: 1 GbE is 1 GbE)"
         if [ "$setting" = flow-noack ]; then
           say "... without TCP ACK cross-traffic (--cfg=network/crosstraffic:0)"
@@ -172,7 +174,7 @@ for setting in $settings; do
         reps="--warmup 1 --reps 3"
         names=$patterns64
       else
-        say "SMPI ns-3 TCP model (NewReno), 64 nodes, 1 GbE switch"
+        say "SMPI ns-3 TCP model (NewReno), 64 nodes, 1 GbE switch${setting#ns3}"
         reps="--warmup 0 --reps 1"
         names=$patterns64
         [ $quick = 1 ] && names="scatter gather sf-1"
@@ -192,7 +194,7 @@ for setting in $settings; do
           "${launcher[@]}"
       done
       ;;
-    sim-serial|sim-fair)
+    sim-serial|sim-fair|sim-tcp)
       sharing=${setting#sim-}
       [ "$sharing" = serial ] && sharing=serialize
       say "choreo sim: LogGOPS switch ($sharing), L = 100 us (two 50 us links), G = 8 ns/B"
@@ -214,7 +216,7 @@ for setting in $settings; do
         done
       done
       ;;
-    *) echo "unknown setting '$setting' (real flow flow-noack ns3 sim-serial sim-fair)" >&2
+    *) echo "unknown setting '$setting' (real flow flow-noack ns3 ns3-loss sim-serial sim-fair sim-tcp)" >&2
        exit 2 ;;
   esac
 done

@@ -48,16 +48,16 @@ table() {  # TITLE UNIT SCALE SETTINGS...
 
 {
   if grep -q '^real,' "$csv"; then table "Open MPI, 4 ranks on this machine" "us" 1e6 real; fi
-  if grep -qE '^(flow|flow-noack|ns3|sim-serial|sim-fair),' "$csv"; then
+  if grep -qE '^(flow|flow-noack|ns3|ns3-loss|sim-serial|sim-fair|sim-tcp),' "$csv"; then
     table "64 nodes on one 1 GbE switch: SMPI flow model (with and without TCP ACK cross-traffic), SMPI ns-3 TCP, choreo sim" "ms" 1e3 \
-      flow flow-noack ns3 sim-serial sim-fair
+      flow flow-noack ns3 ns3-loss sim-serial sim-fair sim-tcp
   fi
 } > "$out/tables.md"
 cat "$out/tables.md"
 
 # Fig. 6: the scale-free patterns, one panel per simulated setting.
 panels=""
-for setting in flow flow-noack ns3 sim-serial sim-fair; do
+for setting in flow flow-noack ns3 ns3-loss sim-serial sim-fair sim-tcp; do
   data=$out/fig6-$setting.dat
   awk -F, -v setting=$setting '
     $1 == setting && $2 ~ /^sf-/ {
@@ -88,8 +88,9 @@ count=$(echo $panels | wc -w)
   echo "set key below horizontal maxrows 2 font ',8'; set ylabel 'ms per exchange'; set yrange [0:*]; set grid ytics"
   for setting in $panels; do
     case $setting in flow) t="SMPI flow model" ;; flow-noack) t="SMPI flow, no ACK traffic" ;;
-      ns3) t="SMPI ns-3 TCP" ;;
-      sim-serial) t="choreo sim, serialized links" ;; sim-fair) t="choreo sim, fair sharing" ;; esac
+      ns3) t="SMPI ns-3 TCP" ;; ns3-loss) t="SMPI ns-3 TCP, ports that drop" ;;
+      sim-serial) t="choreo sim, serialized links" ;; sim-fair) t="choreo sim, fair sharing" ;;
+      sim-tcp) t="choreo sim, lossy switch (TCP)" ;; esac
     echo "set title '$t'"
     # Only the methods this setting ran (choreo sim runs no MPI library).
     plot="plot"

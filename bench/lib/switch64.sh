@@ -18,12 +18,25 @@ switch_platforms() {
   "$1" platform switch --nodes 64 --bw 1Gbps --lat 50us --ns3 -o "$2/switch64-ns3.xml" > /dev/null
 }
 
+# ns-3 with the physical parameters of `choreo sim --sharing tcp`'s defaults (issue 23): as
+# SimGrid 3.32 leaves ns-3.37, every port has a 10240-packet FqCoDel queue and nothing is ever
+# lost. SimGrid has no option for it, but ns-3 reads its attribute defaults from this
+# variable: each switch port becomes one FIFO of 181 packets (256 KiB of 1448-byte segments:
+# 180 in the queue disc, CoDel off, one in the device queue), with Linux's 200 ms minimum
+# RTO and NewReno without SACK, as choreo sim models it. docs/sim-model.md has the sources.
+ns3_loss="ns3::DropTailQueue<Packet>::MaxSize=1p;ns3::FqCoDelQueueDisc::Flows=1"
+ns3_loss+=";ns3::FqCoDelQueueDisc::DropBatchSize=1;ns3::FqCoDelQueueDisc::Target=1s"
+ns3_loss+=";ns3::FqCoDelQueueDisc::Interval=10s;ns3::FqCoDelQueueDisc::MaxSize=180p"
+ns3_loss+=";ns3::TcpSocket::SegmentSize=1448;ns3::TcpSocketBase::MinRto=200ms"
+ns3_loss+=";ns3::TcpSocketBase::Sack=false"
+
 # smpi_launcher SETTING DIR: sets the array `smpi_launcher` (smpirun and its options, without
 # -np) for a setting on DIR's platforms (switch_platforms):
 #   flow        SMPI's flow model with its per-size bandwidth and latency factors off (1 GbE
 #               is 1 GbE); SimGrid's TCP ACK cross-traffic on (5% of a flow's rate backwards)
 #   flow-noack  the same without the ACK cross-traffic (ideal full-duplex links)
 #   ns3         SimGrid's ns-3 packet-level TCP model (NewReno) on the router form of the switch
+#   ns3-loss    the same with ns3_loss's switch ports and TCP: ports that drop (issue 23)
 smpi_launcher() {
   case $1 in
     flow|flow-noack)
@@ -31,11 +44,12 @@ smpi_launcher() {
         "${smpi_common[@]}" --cfg=smpi/bw-factor:0:1 --cfg=smpi/lat-factor:0:1)
       if [ "$1" = flow-noack ]; then smpi_launcher+=(--cfg=network/crosstraffic:0); fi
       ;;
-    ns3)
+    ns3|ns3-loss)
       smpi_launcher=(smpirun -platform "$2/switch64-ns3.xml" -hostfile "$2/switch64-ns3.hosts"
         "${smpi_common[@]}" --cfg=network/model:ns-3 --cfg=ns3/TcpModel:NewReno)
+      if [ "$1" = ns3-loss ]; then smpi_launcher=(env "NS_ATTRIBUTE_DEFAULT=$ns3_loss" "${smpi_launcher[@]}"); fi
       ;;
-    *) echo "smpi_launcher: unknown setting '$1' (flow, flow-noack or ns3)" >&2; return 1 ;;
+    *) echo "smpi_launcher: unknown setting '$1' (flow, flow-noack, ns3 or ns3-loss)" >&2; return 1 ;;
   esac
 }
 

@@ -19,6 +19,7 @@
 #include "event_queue.hpp"
 #include "flows.hpp"
 #include "links.hpp"
+#include "tcp_switch.hpp"
 
 namespace choreo::sim {
 namespace {
@@ -29,7 +30,8 @@ enum class EventType : std::uint8_t {
   Local = 3,
   Message = 4,
   FlowEnd = 5,
-  Landed = 6
+  Landed = 6,
+  Net = 7  ///< the tcp switch's own: a segment, an ACK or a timer (op: its id)
 };
 
 struct Event {
@@ -79,8 +81,10 @@ class Engine {
         hop_latency_(options.network.hop_latency),
         noise_(options.noise, s.ranks()),
         fair_(!links_.ideal() && options.network.sharing == NetworkSpec::Sharing::Fair),
+        tcp_on_(!links_.ideal() && options.network.sharing == NetworkSpec::Sharing::Tcp),
         dma_receive_(options.dma_receive),
         flows_(links_, link_G_),
+        tcp_(links_, options.network.tcp, link_G_, options.params.L, hop_latency_),
         hosts_(static_cast<std::size_t>(s.ranks())),
         cpus_(static_cast<std::size_t>(s.cpus())),
         nics_(static_cast<std::size_t>(s.nics())),
@@ -138,13 +142,14 @@ class Engine {
     }
     result_.schedule_bytes = s_.memory_bytes();
     result_.links = links_.loads();
+    result_.tcp = tcp_.stats();
     result_.state_bytes =
         queue_.peak() * sizeof(Event) +
         (next_o_.size() + next_gs_.size() + next_gr_.size()) * sizeof(std::int64_t) +
         waiting_.size() * sizeof(Counter) + owner_.size() * sizeof(std::uint32_t) +
         any_open_.size() + (receives_.size() + unexpected_.size()) * sizeof(receives_[0]) +
         (result_.op_start.size() + result_.op_end.size()) * sizeof(std::int64_t) +
-        result_.matched_receive.size() * sizeof(OpIndex);
+        result_.matched_receive.size() * sizeof(OpIndex) + tcp_.memory_bytes();
     return std::move(result_);
   }
 
@@ -249,6 +254,8 @@ class Engine {
         return flow_end(e);
       case EventType::Landed:
         return land(e);
+      case EventType::Net:
+        return net_event(e);
     }
   }
 
@@ -288,6 +295,13 @@ class Engine {
       queue_flow_ends();
       return enters + p_.L + hop_delay(flows_.hops(flow));
     }
+    if (tcp_on_) {
+      if (!tcp_.start(send_op, static_cast<int>(host), s_.peer(send_op), s_.amount(send_op), enters,
+                      wakeups_))
+        return enters + p_.L;  // within a node
+      queue_wakeups();
+      return enters + p_.L + hop_delay(2);
+    }
     const auto hold = per_byte(link_G_, s_.amount(send_op) + 1);  // bytes x link_G
     auto r = links_.reserve(static_cast<int>(host), s_.peer(send_op), enters, hold);
     check_clock(r.start);
@@ -323,7 +337,7 @@ class Engine {
     nic = e.time + p_.g + per_byte(p_.G, bytes);
     // With DMA the CPU is free before the bytes are all in; the receive is done when they are.
     const std::int64_t landed = dma_receive_ ? std::max(cpu, nic) : cpu;
-    if (fair_) {
+    if (fair_ || (tcp_on_ && tcp_.carries(e.op))) {
       // The receiver took the bytes as the LogGP receive says; a flow slowed by sharing also
       // needs its lag: its last byte lands no earlier than `span` (the receive on a free
       // receiver) after its unshared first-byte time plus its whole lag, known at its end.
@@ -333,14 +347,51 @@ class Engine {
     deliver(e, landed);
   }
 
-  /// Fair sharing: the second half of an arrival, once the flow's lag is final.
+  /// Fair sharing and tcp: the second half of an arrival, once the message's lag is final.
   void land(Event& e) {
+    if (tcp_on_) return land_tcp(e);
     const auto flow = flows_.flow_of(e.op);
     if (flows_.active(flow)) return retry(e, std::max(e.time, flows_.projected_end(flow)));
     const auto latency = p_.L + hop_delay(flows_.hops(flow));
     const auto [landed, span] = landing_.at(e.op);
     landing_.erase(e.op);
     deliver(e, std::max(landed, flows_.unshared_due(flow, latency) + flows_.lag(flow) + span));
+  }
+
+  /// As land() for a message of the tcp switch: it waits until the switch has delivered
+  /// its last byte, and is received no earlier than that nor than the LogGP receive ends.
+  void land_tcp(Event& e) {
+    const std::int64_t arrived = tcp_.arrived(e.op);
+    if (arrived < 0) {
+      parked_.emplace(e.op, e);
+      return;
+    }
+    const std::int64_t landed = landing_.at(e.op).first;
+    landing_.erase(e.op);
+    tcp_.forget(e.op);
+    deliver(e, std::max(landed, arrived));
+  }
+
+  void net_event(Event& e) {
+    tcp_.handle(e.op, e.time, wakeups_, delivered_);
+    queue_wakeups();
+    for (const auto& d : delivered_)
+      if (auto it = parked_.find(d.send_op); it != parked_.end()) {
+        Event landed = it->second;
+        parked_.erase(it);
+        landed.time = d.time;
+        queue_.push(landed);  // keeps its order among events at this time
+      }
+    delivered_.clear();
+  }
+
+  /// The tcp switch's events are the simulator's own, like flow ends: not LogGOPSim's.
+  void queue_wakeups() {
+    for (const auto& w : wakeups_) {
+      check_clock(w.time);
+      queue_.push(Event{w.time, next_order_++, w.id, 0, EventType::Net});
+    }
+    wakeups_.clear();
   }
 
   /// The message's bytes are all in at `landed`: it completes a posted receive or waits.
@@ -453,12 +504,17 @@ class Engine {
   const std::int64_t hop_latency_;
   Noise noise_;
   const bool fair_;
+  const bool tcp_on_;
   const bool dma_receive_;                 ///< see SimOptions::dma_receive
   std::vector<std::int64_t> last_landed_;  ///< per host: when the last bytes landed
   /// Fair sharing: per message in flight, its LogGP landing time and receive span.
   std::unordered_map<OpIndex, std::pair<std::int64_t, std::int64_t>> landing_;
   Flows flows_;
   std::vector<Flows::EndEvent> ends_;
+  TcpSwitch tcp_;
+  std::vector<TcpSwitch::Wakeup> wakeups_;
+  std::vector<TcpSwitch::Delivered> delivered_;
+  std::unordered_map<OpIndex, Event> parked_;  ///< tcp: landings waiting for their delivery
   /// Per flow: its earliest end in the queue (time -1: none) and the latest end held back.
   struct FlowEndInQueue {
     std::int64_t time = -1;
@@ -480,6 +536,27 @@ class Engine {
   SimResult result_;
 };
 
+/// The tcp rule needs a switch and a buffer that holds a segment: with less, every segment
+/// would be dropped and retransmitted for ever.
+void check_tcp(const NetworkSpec& network) {
+  if (network.kind != NetworkSpec::Kind::Switch)
+    throw Error(
+        "the tcp sharing rule models one switch's output-port buffers: use --network switch or "
+        "switch:NODES");
+  const TcpSpec& t = network.tcp;
+  if (t.mss < 1) throw Error("the TCP segment size (--mss) must be at least 1 byte");
+  if (t.port_buffer < t.mss)
+    throw Error(fmt::format(
+        "a switch port buffer of {} B cannot hold one {} B segment, so nothing would get "
+        "through: give --switch-buffer of at least --mss",
+        t.port_buffer, t.mss));
+  if (t.initial_window < 1) throw Error("the TCP initial window must be at least 1 segment");
+  if (t.rto_min < 1 || t.rto_max < t.rto_min)
+    throw Error(fmt::format("the RTO must be at least 1 ns and at most the largest RTO ({} ns)",
+                            t.rto_max));
+  limits::check_nanoseconds(t.rto_max, "the largest RTO");
+}
+
 void check_parameters(const SimOptions& options) {
   const auto& p = options.params;
   if (p.L < 0 || p.o < 0 || p.g < 0 || p.G < 0 || p.O < 0 || p.S < 0 || !std::isfinite(p.G) ||
@@ -487,6 +564,7 @@ void check_parameters(const SimOptions& options) {
     throw Error("LogGOPS parameters must be finite and >= 0");
   for (const std::int64_t ns : {p.L, p.o, p.g, options.network.hop_latency})
     limits::check_nanoseconds(ns, "a LogGOPS time (L, o, g or the hop latency)");
+  if (options.network.sharing == NetworkSpec::Sharing::Tcp) check_tcp(options.network);
 }
 
 std::uint32_t most_dependencies(const CompactSchedule& s) {

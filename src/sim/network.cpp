@@ -62,7 +62,8 @@ NetworkSpec parse_network(const std::string& text) {
 NetworkSpec::Sharing parse_sharing(const std::string& text) {
   if (text == "serialize") return NetworkSpec::Sharing::Serialize;
   if (text == "fair") return NetworkSpec::Sharing::Fair;
-  throw Error(fmt::format("unknown sharing '{}'; use serialize or fair", text));
+  if (text == "tcp") return NetworkSpec::Sharing::Tcp;
+  throw Error(fmt::format("unknown sharing '{}'; use serialize, fair or tcp", text));
 }
 
 namespace {

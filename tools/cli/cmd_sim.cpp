@@ -28,6 +28,8 @@ struct SimArgs {
   sim::LogGOPS params;
   double link_G = -1;
   std::int64_t hop_latency = 0;
+  sim::TcpSpec tcp;
+  bool tcp_options_given = false;
   int top_links = 5;
   std::string ops_csv, trace, output, label;
   std::vector<std::string> noise;
@@ -137,6 +139,20 @@ void print_links(const sim::SimResult& r, int top) {
                100 * static_cast<double>(r.links[i].busy_ns) / makespan, r.links[i].messages);
 }
 
+/// What the tcp rule's switch dropped and resent.
+nlohmann::json tcp_json(const SimArgs& a, const sim::SimResult& r) {
+  return {{"port_buffer", a.tcp.port_buffer},
+          {"mss", a.tcp.mss},
+          {"initial_window", a.tcp.initial_window},
+          {"rto_min", a.tcp.rto_min},
+          {"segments", r.tcp.segments},
+          {"drops", r.tcp.drops},
+          {"retransmissions", r.tcp.retransmissions},
+          {"timeouts", r.tcp.timeouts},
+          {"fast_retransmits", r.tcp.fast_retransmits},
+          {"fullest_port", r.tcp.fullest_port}};
+}
+
 /// The generated schedule a `--generate` run simulates when nothing asks for its ops one by
 /// one: shared rank shapes (8 bytes an op) where the generator builds them, which is what lets
 /// a 2^23-rank allreduce fit in memory.
@@ -176,6 +192,7 @@ void report(const SimArgs& a, const Global& global, const std::string& name,
         {"placement", a.placement},
         {"noise", a.noise},
         {"links", links_json(r)}};
+    if (a.sharing == "tcp") out["tcp"] = tcp_json(a, r);
     return print_json(out);
   }
   fmt::print("schedule     {} ({} ranks, {} ops)\n", name, schedule.ranks(), schedule.op_count());
@@ -190,6 +207,13 @@ void report(const SimArgs& a, const Global& global, const std::string& name,
   fmt::print("events       {} in {:.3f} s: {:.3g} events/s (schedule built in {:.3f} s)\n",
              r.events, r.wall_seconds, events_per_second, build_seconds);
   print_links(r, a.top_links);
+  if (a.sharing == "tcp")
+    fmt::print(
+        "tcp          {} segments, {} dropped, {} resent ({} timeouts, {} fast retransmits); "
+        "fullest port {} of {}\n",
+        r.tcp.segments, r.tcp.drops, r.tcp.retransmissions, r.tcp.timeouts, r.tcp.fast_retransmits,
+        human_bytes(static_cast<double>(r.tcp.fullest_port)),
+        human_bytes(static_cast<double>(a.tcp.port_buffer)));
   fmt::print("memory       schedule {}, simulator state {}, process peak {}\n",
              human_bytes(static_cast<double>(r.schedule_bytes)),
              human_bytes(static_cast<double>(r.state_bytes)),
@@ -199,12 +223,17 @@ void report(const SimArgs& a, const Global& global, const std::string& name,
 void run(const SimArgs& a, const Global& global) {
   if (a.file.empty() == a.generate.empty())
     throw Error("give either a schedule FILE or --generate SPEC (see --help)");
+  if (a.tcp_options_given && a.sharing != "tcp")
+    throw Error(
+        "--switch-buffer, --mss, --initial-window and --rto set the tcp rule's switch: "
+        "add --sharing tcp (with --network switch)");
   sim::SimOptions options;
   options.params = a.params;
   options.network = placed_network(a.network, a.placement);
   options.network.sharing = sim::parse_sharing(a.sharing);
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
+  options.network.tcp = a.tcp;
   options.record_ops = !a.ops_csv.empty() || !a.trace.empty();
   options.dma_receive = a.dma_receive;
   for (const auto& n : a.noise) sim::add_noise(options.noise, n);
@@ -249,8 +278,9 @@ void add_sim_command(CLI::App& app, const Global& global) {
                   "ideal (no contention, LogGOPSim's LogGP mode), switch[:NODES] (one crossbar), "
                   "torus:AxBxC or mesh:AxBxC (dimension-order routing)");
   cmd->add_option("--sharing", a->sharing,
-                  "How messages share a link: serialize (one at a time, FIFO; default) or fair "
-                  "(equal bandwidth shares)");
+                  "How messages share a link: serialize (one at a time, FIFO; default), fair "
+                  "(equal bandwidth shares) or tcp (switch only: TCP segments into output ports "
+                  "with finite buffers that drop, retransmitted after timeouts)");
   add_placement_option(*cmd, a->placement);
   cmd->add_option("--link-G", a->link_G,
                   "ns per byte a message holds each link of its route, or that link's bandwidth "
@@ -260,6 +290,21 @@ void add_sim_command(CLI::App& app, const Global& global) {
                   "Added per link crossed: ns or e.g. 100ns (default 0)")
       ->transform(choreo::tools::time_ns())
       ->check(choreo::tools::at_least(0));
+  cmd->add_option("--switch-buffer", a->tcp.port_buffer,
+                  "tcp: bytes each switch output port holds, e.g. 512KiB (default 256KiB)")
+      ->transform(choreo::tools::byte_size())
+      ->check(choreo::tools::at_least(1));
+  cmd->add_option("--mss", a->tcp.mss, "tcp: payload bytes per segment (default 1448)")
+      ->transform(choreo::tools::byte_size())
+      ->check(choreo::tools::at_least(1));
+  cmd->add_option("--initial-window", a->tcp.initial_window,
+                  "tcp: segments a connection sends before its first ACK (default 10, Linux)")
+      ->check(choreo::tools::at_least(1));
+  cmd->add_option("--rto", a->tcp.rto_min,
+                  "tcp: retransmission timeout before backoff: ns or e.g. 200ms (default 200ms, "
+                  "Linux's minimum)")
+      ->transform(choreo::tools::time_ns())
+      ->check(choreo::tools::at_least(1));
   cmd->add_option("--top-links", a->top_links, "Busiest links to list (default 5)");
   cmd->add_option("--noise", a->noise,
                   "Noise, repeatable (times in ns, or with a unit: 50us): "
@@ -301,7 +346,11 @@ void add_sim_command(CLI::App& app, const Global& global) {
   cmd->add_flag("--revalidate", a->revalidate,
                 "Check a .cbs even if it was validated when written (its header says so; "
                 "choreo generate and convert validate what they write)");
-  cmd->callback([a, &global] { run(*a, global); });
+  cmd->callback([a, cmd, &global] {
+    for (const char* name : {"--switch-buffer", "--mss", "--initial-window", "--rto"})
+      a->tcp_options_given = a->tcp_options_given || cmd->count(name) > 0;
+    run(*a, global);
+  });
 }
 
 }  // namespace choreo::cli

@@ -35,6 +35,16 @@ struct SimOptions {
   bool dma_receive = false;
 };
 
+/// What the tcp sharing rule's switch and senders did (all zero under other rules).
+struct TcpStats {
+  std::uint64_t segments = 0;          ///< segments sent, retransmissions included
+  std::uint64_t drops = 0;             ///< segments a full output-port buffer dropped
+  std::uint64_t retransmissions = 0;   ///< segments sent again
+  std::uint64_t timeouts = 0;          ///< retransmission timeouts
+  std::uint64_t fast_retransmits = 0;  ///< losses found by three duplicate ACKs
+  std::int64_t fullest_port = 0;       ///< most bytes an output port held
+};
+
 /// SimResult::matched_receive of an op that is not a matched send.
 inline constexpr OpIndex kUnmatched = 0xFFFFFFFFu;
 
@@ -51,6 +61,7 @@ struct SimResult {
   std::size_t schedule_bytes = 0;  ///< memory of the compact schedule
   std::size_t state_bytes = 0;     ///< memory of the simulator's own state at its peak
   std::vector<LinkLoad> links;     ///< links that carried data, busiest first (not ideal)
+  TcpStats tcp;                    ///< the tcp sharing rule's drops and retransmissions
 };
 
 /// Runs the schedule to completion. Throws choreo::Error if ops are left that can never

@@ -11,6 +11,19 @@
 
 namespace choreo::sim {
 
+/// The `tcp` sharing rule's switch and TCP (src/sim/tcp_switch.hpp; docs/sim-model.md gives
+/// the sources of the defaults).
+struct TcpSpec {
+  /// Bytes each switch output port can hold, the segment being sent included: what one port
+  /// of a commodity 1 GbE switch can take of its shared packet memory (1-4 MB for 24-48
+  /// ports). docs/sim-model.md shows how results move with it.
+  std::int64_t port_buffer = 256 * 1024;
+  std::int64_t mss = 1448;  ///< payload bytes per segment: 1500 B MTU less IP, TCP, timestamps
+  std::int64_t initial_window = 10;        ///< segments (Linux since 2.6.39, RFC 6928)
+  std::int64_t rto_min = 200'000'000;      ///< ns: Linux's TCP_RTO_MIN
+  std::int64_t rto_max = 120'000'000'000;  ///< ns: Linux's TCP_RTO_MAX
+};
+
 struct NetworkSpec {
   enum class Kind { Ideal, Switch, Torus, Mesh };
   Kind kind = Kind::Ideal;
@@ -21,16 +34,18 @@ struct NetworkSpec {
   double link_G = -1;
   std::int64_t hop_latency = 0;  ///< ns added per link crossed, beyond the LogGOPS L
   /// serialize: a message waits for its whole route and holds it alone; fair: links share
-  /// their bandwidth equally among the messages crossing them.
-  enum class Sharing { Serialize, Fair };
+  /// their bandwidth equally among the messages crossing them; tcp (switch only): messages
+  /// are TCP segments, and a full output-port buffer drops them (TcpSpec).
+  enum class Sharing { Serialize, Fair, Tcp };
   Sharing sharing = Sharing::Serialize;
   std::string placement = "linear";  ///< linear, round-robin, random:SEED, file:PATH
+  TcpSpec tcp;                       ///< the tcp sharing rule's parameters
 };
 
 /// "ideal", "switch", "switch:NODES", "torus:4x4x4", "mesh:8x8". Throws choreo::Error
 /// naming the accepted forms.
 NetworkSpec parse_network(const std::string& text);
-/// "serialize" or "fair".
+/// "serialize", "fair" or "tcp".
 NetworkSpec::Sharing parse_sharing(const std::string& text);
 
 /// Throws choreo::Error unless `placement` is one of place_ranks' spellings (a file is read
