@@ -174,7 +174,8 @@ for setting in $settings; do
         reps="--warmup 1 --reps 3"
         names=$patterns64
       else
-        say "SMPI ns-3 TCP model (NewReno), 64 nodes, 1 GbE switch${setting#ns3}"
+        say "SMPI ns-3 TCP model (NewReno), 64 nodes, 1 GbE switch$([ $setting = ns3-loss ] &&
+          echo ", ports that drop: NS_ATTRIBUTE_DEFAULT=$ns3_loss")"
         reps="--warmup 0 --reps 1"
         names=$patterns64
         [ $quick = 1 ] && names="scatter gather sf-1"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Where contention-free scheduling matters on a switch that drops (issue 23; choreo sim's
 # `--sharing tcp`, docs/sim-model.md): paper 000's cluster (64 nodes, one 1 GbE switch,
-# 63 KiB messages) in choreo sim, each pattern as Thakur's ring sends it and with paper 000's
-# delay insertion, over a grid of switch port buffers and retransmission timeouts; then
-# paper 000's Fig. 5, the delay per empty slot swept on the gather. Deterministic: one run
-# per point.
-# Writes DIR/sweep.csv (pattern, buffer, rto, ring and delay ms, ratio, timeouts, drops),
-# DIR/heatmap-PATTERN.png (ring / delay), DIR/delta.csv and DIR/delta.png. Progress on stderr.
+# 63 KiB messages) in choreo sim, each pattern as Thakur's ring sends it, with paper 000's
+# delay insertion and with choreo's time-slotted plan (optimal --paced), over a grid of
+# switch port buffers and retransmission timeouts; then paper 000's Fig. 5, the delay per
+# empty slot swept on the gather; then paper 000's Table 3 at the default buffer and timeout,
+# with Open MPI 3.1's own algorithms for the MPI calls where choreo generates them, beside the
+# paper's figures. Deterministic: one run per point.
+# Writes DIR/sweep.csv (pattern, buffer, rto, the three makespans, ring / paced, timeouts,
+# drops), DIR/heatmap-PATTERN.png (ring / paced), DIR/delta.csv, DIR/delta.png and
+# DIR/table3.md. Progress on stderr.
 set -euo pipefail
 export LC_ALL=C
 
@@ -68,13 +71,15 @@ sim() {
 }
 
 csv=$out/sweep.csv
-echo "pattern,buffer,rto,ring_ms,delay_ms,ring_over_delay,ring_timeouts,ring_drops,delay_drops" > "$csv"
+echo "pattern,buffer,rto,ring_ms,delay_ms,paced_ms,ring_over_paced,ring_timeouts,ring_drops,delay_drops,paced_drops" > "$csv"
 for name in $patterns; do
   pfile=$(paper_pattern "$choreo" "$name" 64 "$out/schedules")
   for algo in ring delay; do
     "$choreo" schedule --algo $algo --delta "$slot" "$pfile" \
       -o "$out/schedules/$name.$algo.json" > /dev/null
   done
+  "$choreo" schedule --algo optimal --paced --delta "$slot" "$pfile" \
+    -o "$out/schedules/$name.paced.json" > /dev/null
   say "$name: $(wc -w <<< "$buffers") buffers x $(wc -w <<< "$rtos") timeouts"
   for buffer in $buffers; do
     for rto in $rtos; do
@@ -82,18 +87,20 @@ for name in $patterns; do
         --switch-buffer "$buffer" --rto "$rto")
       read -r delay _ delay_drops < <(sim "$out/schedules/$name.delay.json" \
         --switch-buffer "$buffer" --rto "$rto")
-      echo "$name,$buffer,$rto,$ring,$delay,$(jq -n "$ring / $delay"),$ring_timeouts,$ring_drops,$delay_drops" >> "$csv"
+      read -r paced _ paced_drops < <(sim "$out/schedules/$name.paced.json" \
+        --switch-buffer "$buffer" --rto "$rto")
+      echo "$name,$buffer,$rto,$ring,$delay,$paced,$(jq -n "$ring / $paced"),$ring_timeouts,$ring_drops,$delay_drops,$paced_drops" >> "$csv"
     done
   done
 done
 
-# One heatmap per pattern: buffers across, timeouts up, ring / delay in each cell.
+# One heatmap per pattern: buffers across, timeouts up, ring / paced in each cell.
 for name in $patterns; do
   data=$out/heatmap-$name.dat
   awk -F, -v p="$name" -v buffers="$buffers" -v rtos="$rtos" '
     BEGIN { nb = split(buffers, b, " "); nr = split(rtos, r, " ")
             for (i = 1; i <= nb; ++i) bi[b[i]] = i - 1; for (j = 1; j <= nr; ++j) rj[r[j]] = j - 1 }
-    $1 == p { printf "%d %d %.3f\n", bi[$2], rj[$3], $6 }' "$csv" > "$data"
+    $1 == p { printf "%d %d %.3f\n", bi[$2], rj[$3], $7 }' "$csv" > "$data"
   xtics=$(awk -v s="$buffers" 'BEGIN { n = split(s, a, " "); for (i = 1; i <= n; ++i)
     printf "%s\"%s\" %d", (i > 1 ? ", " : ""), a[i], i - 1 }')
   ytics=$(awk -v s="$rtos" 'BEGIN { n = split(s, a, " "); for (i = 1; i <= n; ++i)
@@ -101,11 +108,11 @@ for name in $patterns; do
   gnuplot <<EOF
 set terminal pngcairo noenhanced size 760,420 font ',9'
 set output '$out/heatmap-$name.png'
-set title "$name, 64 nodes on a 1 GbE switch that drops (choreo sim --sharing tcp): ring / delay insertion"
+set title "$name, 64 nodes, 1 GbE switch that drops (choreo sim --sharing tcp): ring / optimal --paced"
 set xlabel 'switch port buffer'; set ylabel 'minimum retransmission timeout'
 set xtics ($xtics); set ytics ($ytics)
 set xrange [-0.5:$(($(wc -w <<< "$buffers") - 1)).5]; set yrange [-0.5:$(($(wc -w <<< "$rtos") - 1)).5]
-set logscale cb; set cbrange [1:*]; set cblabel 'ring / delay (1: no gain)'
+set logscale cb; set cbrange [1:*]; set cblabel 'ring / optimal --paced (at most 1: no gain)'
 set palette defined (0 '#ffffcc', 1 '#fd8d3c', 2 '#800026')
 plot '$data' using 1:2:3 with image notitle, \
      '' using 1:2:(sprintf('%.1f', \$3)) with labels font ',8' notitle
@@ -131,6 +138,45 @@ set key top right
 plot '$dcsv' every ::1 using 1:2 with linespoints pt 7 title 'choreo sim --sharing tcp', \
      $(jq -n "$(port_lower_bound "$gather") * 1000") with lines dt 2 lc rgb 'black' title 'port bound'
 EOF
-say "wrote $csv, $out/heatmap-*.png, $dcsv and $out/delta.png"
+# Table 3: paper 000's figures (ms, its 64-node 1 GbE cluster, Open MPI 3.1) and the same
+# methods here. The MPI calls run Open MPI 3.1's choice at this size (coll/tuned's fixed
+# rules): linear scatter, linear gather with its handshake, neighbour-exchange allgather,
+# pairwise alltoall. Its split-binary-tree bcast and pairwise alltoallv are not generated yet.
+table=$out/table3.md
+{
+  echo "| pattern | method | paper 000 (ms) | choreo sim --sharing tcp (ms) | drops | timeouts |"
+  echo "|---|---|---:|---:|---:|---:|"
+} > "$table"
+row() {  # PATTERN METHOD PAPER_MS SCHEDULE
+  local ms timeouts drops
+  read -r ms timeouts drops < <(sim "$4")
+  printf '| %s | %s | %s | %.1f | %s | %s |\n' "$1" "$2" "$3" "$ms" "$drops" "$timeouts" >> "$table"
+}
+table_spec() {  # GENERATOR SPEC -> schedule file
+  local file=$out/schedules/${1//:/_}.json
+  "$choreo" generate "$1:ranks=64:bytes=$paper_bytes" -o "$file" > /dev/null
+  printf '%s' "$file"
+}
+for name in scatter gather alltoall triangle; do
+  pfile=$(paper_pattern "$choreo" "$name" 64 "$out/schedules")
+  for algo in ring delay; do
+    "$choreo" schedule --algo $algo --delta "$slot" "$pfile" -o "$out/schedules/t3-$name.$algo.json" > /dev/null
+  done
+done
+row scatter ring 33.2 "$out/schedules/t3-scatter.ring.json"
+row scatter "delay insertion" 33.2 "$out/schedules/t3-scatter.delay.json"
+row scatter "MPI_Scatter (linear)" 32.8 "$(table_spec scatter:linear)"
+row gather ring 214.4 "$out/schedules/t3-gather.ring.json"
+row gather "delay insertion" 33.2 "$out/schedules/t3-gather.delay.json"
+row gather "MPI_Gather (linear_sync)" 33.1 "$(table_spec gather:linear_sync)"
+row alltoall ring 37.0 "$out/schedules/t3-alltoall.ring.json"
+row alltoall "delay insertion" 37.1 "$out/schedules/t3-alltoall.delay.json"
+row alltoall "MPI_Allgather (neighbour exchange)" 76.8 "$(table_spec allgather:neighbor)"
+row alltoall "MPI_Alltoall (pairwise)" 112.9 "$(table_spec alltoall:pairwise)"
+row triangle ring 210.0 "$out/schedules/t3-triangle.ring.json"
+row triangle "delay insertion" 75.1 "$out/schedules/t3-triangle.delay.json"
+
+say "wrote $csv, $out/heatmap-*.png, $dcsv, $out/delta.png and $table"
 column -s, -t "$csv"
 column -s, -t "$dcsv"
+cat "$table"

@@ -18,17 +18,15 @@ switch_platforms() {
   "$1" platform switch --nodes 64 --bw 1Gbps --lat 50us --ns3 -o "$2/switch64-ns3.xml" > /dev/null
 }
 
-# ns-3 with the physical parameters of `choreo sim --sharing tcp`'s defaults (issue 23): as
-# SimGrid 3.32 leaves ns-3.37, every port has a 10240-packet FqCoDel queue and nothing is ever
-# lost. SimGrid has no option for it, but ns-3 reads its attribute defaults from this
-# variable: each switch port becomes one FIFO of 181 packets (256 KiB of 1448-byte segments:
-# 180 in the queue disc, CoDel off, one in the device queue), with Linux's 200 ms minimum
-# RTO and NewReno without SACK, as choreo sim models it. docs/sim-model.md has the sources.
-ns3_loss="ns3::DropTailQueue<Packet>::MaxSize=1p;ns3::FqCoDelQueueDisc::Flows=1"
-ns3_loss+=";ns3::FqCoDelQueueDisc::DropBatchSize=1;ns3::FqCoDelQueueDisc::Target=1s"
-ns3_loss+=";ns3::FqCoDelQueueDisc::Interval=10s;ns3::FqCoDelQueueDisc::MaxSize=180p"
-ns3_loss+=";ns3::TcpSocket::SegmentSize=1448;ns3::TcpSocketBase::MinRto=200ms"
-ns3_loss+=";ns3::TcpSocketBase::Sack=false"
+# ns-3 with switch ports that drop (issue 23). As SimGrid 3.32 leaves ns-3.37, every port has
+# a 10240-packet FqCoDel queue disc (CoDel drops only after 100 ms above 5 ms of delay) ahead
+# of a 100-packet device queue, so a 63-to-1 incast of 63 KiB (about 4100 packets) never
+# loses a packet. SimGrid has no option for it, but ns-3 reads its attribute defaults from
+# this variable: 100 packets in the queue disc (with the device queue, about 200 packets of
+# 1040 B, 203 KiB, per port) and Linux's 200 ms minimum RTO instead of ns-3's 1 s. SimGrid's
+# own TCP settings stay: 1000-byte segments, SACK, an ACK per segment, NewReno.
+# docs/BENCHMARKS.md ("A switch that drops") says what else was tried.
+ns3_loss="ns3::FqCoDelQueueDisc::MaxSize=100p;ns3::TcpSocketBase::MinRto=200ms"
 
 # smpi_launcher SETTING DIR: sets the array `smpi_launcher` (smpirun and its options, without
 # -np) for a setting on DIR's platforms (switch_platforms):

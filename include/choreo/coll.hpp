@@ -196,6 +196,20 @@ sim::CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int
 /// its tag. Each op requires the one before. M == 0: no ops.
 sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
 
+/// Open MPI's linear gather with a synchronising handshake (ompi_coll_base_gather_intra_
+/// linear_sync, Open MPI 3.x's choice for blocks above 6000 B): every other rank waits for a
+/// 0-byte go-ahead from the root (tag 0), then sends its first `first_segment` bytes (tag 1)
+/// and the rest (tag 2), all blocking. The root, rank by rank from root+1: posts the first
+/// segment's receive, sends the go-ahead, posts the rest's receive, and waits for the first
+/// segment before the next rank; at the end it copies its own block. M == 0: no ops.
+sim::CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, int root = 0,
+                                        std::int64_t first_segment = 1024);
+
+/// Open MPI's linear scatter (ompi_coll_base_scatter_intra_basic_linear, Open MPI's choice for
+/// blocks of 300 B and more): the root sends each rank its block, blocking, in rank order
+/// 0..P-1, copying its own in its turn; every other rank receives once. M == 0: no ops.
+sim::CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int root = 0);
+
 /// Builds a schedule from a text spec:
 ///
 ///   spec  := collective ":" algorithm { ":" key "=" integer }

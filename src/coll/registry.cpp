@@ -182,12 +182,27 @@ const std::vector<Generator>& generators() {
        [](const Values& v) {
          return gather_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
        }},
+      {"gather",
+       "linear_sync",
+       {"ranks", "bytes"},
+       {"root", "first_segment"},
+       [](const Values& v) {
+         return gather_linear_sync(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
+                                   value_or(v, "first_segment", 1024));
+       }},
       {"scatter",
        "binomial",
        {"ranks", "bytes"},
        {"root"},
        [](const Values& v) {
          return scatter_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
+       }},
+      {"scatter",
+       "linear",
+       {"ranks", "bytes"},
+       {"root"},
+       [](const Values& v) {
+         return scatter_linear(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
        }},
   };
   return table;

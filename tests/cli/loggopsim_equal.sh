@@ -136,7 +136,8 @@ declare -A variant=([allreduce:recdbl]=":reduce_ns=50" [allreduce:ring]=":reduce
   [allreduce:rabenseifner]=":reduce_ns=50" [allreduce:resilient]=":reduce_ns=50"
   [bcast:binomial]=":root=3" [bcast:scatter_allgather]=":root=5" [bcast:kary_pipeline]=":root=2:arity=3:segment=1000"
   [bcast:multitree]=":root=1:parts=2:arity=2:segment=1000" [reduce:binomial]=":root=2:reduce_ns=20"
-  [gather:binomial]=":root=1" [scatter:binomial]=":root=6")
+  [gather:binomial]=":root=1" [scatter:binomial]=":root=6"
+  [gather:linear_sync]=":root=1:first_segment=300" [scatter:linear]=":root=4")
 declare -A no_bytes=([barrier:dissemination]=1)
 # Extra specs: bcast:multitree mapped onto a torus (x=, y=, z=).
 extra_specs=("bcast:multitree:ranks=8:x=2:y=2:z=2" "bcast:multitree:ranks=12:x=3:y=2:z=2")

@@ -430,7 +430,8 @@ TEST(CollRegistry, ListsGenerators) {
                           "bcast:kary_pipeline", "bcast:multitree", "allgather:ring",
                           "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
                           "alltoall:pairwise", "alltoall:bruck", "barrier:dissemination",
-                          "reduce:binomial", "gather:binomial", "scatter:binomial"));
+                          "reduce:binomial", "gather:binomial", "gather:linear_sync",
+                          "scatter:binomial", "scatter:linear"));
 }
 
 // The generators for recorded collectives (choreo import): what reaches the root, or leaves
