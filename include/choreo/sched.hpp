@@ -53,6 +53,12 @@ SlotPlan plan_optimal(const Pattern& pattern);
 /// by a dissemination barrier of 0-byte messages (tags 1 and up; data uses tag 0).
 Schedule schedule_phases(const Pattern& pattern);
 
+/// Open MPI's MPI_Alltoallv on the pattern (coll/base's pairwise loop, Open MPI 3.x's only
+/// choice): P-1 lock-step steps; in step d rank r receives from r-d and sends to r+d, each
+/// step waiting for the previous one's receive and send; pairs outside the pattern exchange
+/// 0 bytes. Not contention-free: a baseline, as MPI runs it.
+Schedule schedule_pairwise(const Pattern& pattern);
+
 /// Checks a plan against its pattern: every message exactly once, at most one send per rank
 /// per slot (by construction) and, if `contention_free`, no two sends to one destination in
 /// a slot. Throws choreo::Error naming the first violation.

@@ -82,6 +82,8 @@ void run(const ScheduleArgs& a, const Global& global) {
     report.update(report_open_shop(pattern, plan, s, ns));
   } else if (a.algo == "phases") {
     s = schedule_phases(pattern);
+  } else if (a.algo == "pairwise") {
+    s = schedule_pairwise(pattern);
   } else {
     const SlotPlan plan = a.algo == "ring"    ? plan_ring(pattern)
                           : a.algo == "delay" ? plan_delay_insertion(pattern)
@@ -150,15 +152,19 @@ void add_schedule_command(CLI::App& app, const Global& global) {
   auto a = std::make_shared<ScheduleArgs>();
   auto* cmd = app.add_subcommand("schedule", "Schedule a pattern: the send order of every rank");
   cmd->add_option("PATTERN", a->in, "Pattern file (.json)")->required();
-  cmd->add_option("--algo", a->algo,
-                  "direct: receives, then sends to r+1, r+2, ... at once; ring: Thakur's ring "
-                  "(slots, no delays); delay: paper 000's delay insertion (Algorithms 1-2); "
-                  "optimal: fewest contention-free slots (edge colouring); phases: those slots "
-                  "separated by barriers (CC-MPI); openshop: unequal sizes, shortest makespan in "
-                  "bytes (open-shop list scheduling), sends timed by delays; auto: the exchange "
-                  "planner's candidates, each predicted by choreo sim, and the one it keeps "
-                  "(-o writes that one)")
-      ->check(CLI::IsMember({"direct", "ring", "delay", "optimal", "phases", "openshop", "auto"}));
+  cmd->add_option(
+         "--algo", a->algo,
+         "direct: receives, then sends to r+1, r+2, ... at once; ring: Thakur's ring "
+         "(slots, no delays); delay: paper 000's delay insertion (Algorithms 1-2); "
+         "optimal: fewest contention-free slots (edge colouring); phases: those slots "
+         "separated by barriers (CC-MPI); pairwise: Open MPI's MPI_Alltoallv (P-1 lock-step "
+         "exchanges, 0 bytes where the pattern has none; a baseline); openshop: unequal sizes, "
+         "shortest makespan in "
+         "bytes (open-shop list scheduling), sends timed by delays; auto: the exchange "
+         "planner's candidates, each predicted by choreo sim, and the one it keeps "
+         "(-o writes that one)")
+      ->check(CLI::IsMember(
+          {"direct", "ring", "delay", "optimal", "phases", "pairwise", "openshop", "auto"}));
   cmd->add_option("--profile", a->profile,
                   "auto: predict on this machine profile's LogGP fit (`choreo-mpi calibrate`) "
                   "instead of LogGOPSim's defaults");
