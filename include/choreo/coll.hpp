@@ -93,6 +93,18 @@ sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes,
 /// P - 1 messages.
 sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0);
 
+/// Open MPI's split-binary-tree broadcast (ompi_coll_base_bcast_intra_split_bintree, Open MPI
+/// 3.x's choice from 2 KiB to 362 KiB with 1 KiB segments). Relative ranks s form Open MPI's
+/// binary tree (level l holds 2^l-1 .. 2^(l+1)-2; s's children are s + 2^l and s + 2^(l+1)):
+/// the odd ranks' subtree under s = 1 gets the first half (bytes/2) and the even ranks'
+/// under s = 2 the second, in `segment`-byte pieces (tag: the piece). The root sends piece g
+/// of each half in turn, blocking; an inner rank keeps the next piece's receive posted while
+/// it forwards the previous one to its children, blocking; a leaf receives blocking. Then odd
+/// s and s + 1 swap halves (tag: the larger piece count); with P even the root sends the
+/// second half to s = P-1. M == 0 or P == 1: no ops.
+sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root = 0,
+                                         std::int64_t segment = 1024);
+
 /// Van de Geijn's broadcast (MPICH's MPIR_Bcast_intra_scatter_ring_allgather): the message
 /// is cut into P pieces of ceil(bytes/P) bytes, the last ones shorter or empty; with
 /// vr = (r - root + P) % P and K = ceil(log2 P):

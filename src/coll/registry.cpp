@@ -109,6 +109,14 @@ const std::vector<Generator>& generators() {
          return bcast_binomial(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0));
        }},
       {"bcast",
+       "split_bintree",
+       {"ranks", "bytes"},
+       {"root", "segment"},
+       [](const Values& v) {
+         return bcast_split_bintree(as_int(v, "ranks"), v.at("bytes"), as_int(v, "root", 0),
+                                    value_or(v, "segment", 1024));
+       }},
+      {"bcast",
        "scatter_allgather",
        {"ranks", "bytes"},
        {"root"},

@@ -134,7 +134,7 @@ generators=$("$choreo" generate --help | sed -n 's/.*Generators: //p' | tr -d ',
 declare -A needs=([allreduce:resilient]=":T=2")
 declare -A variant=([allreduce:recdbl]=":reduce_ns=50" [allreduce:ring]=":reduce_ns=50"
   [allreduce:rabenseifner]=":reduce_ns=50" [allreduce:resilient]=":reduce_ns=50"
-  [bcast:binomial]=":root=3" [bcast:scatter_allgather]=":root=5" [bcast:kary_pipeline]=":root=2:arity=3:segment=1000"
+  [bcast:binomial]=":root=3" [bcast:split_bintree]=":root=2:segment=300" [bcast:scatter_allgather]=":root=5" [bcast:kary_pipeline]=":root=2:arity=3:segment=1000"
   [bcast:multitree]=":root=1:parts=2:arity=2:segment=1000" [reduce:binomial]=":root=2:reduce_ns=20"
   [gather:binomial]=":root=1" [scatter:binomial]=":root=6"
   [gather:linear_sync]=":root=1:first_segment=300" [scatter:linear]=":root=4")

@@ -426,7 +426,8 @@ std::string error_of(const std::string& spec) {
 TEST(CollRegistry, ListsGenerators) {
   EXPECT_THAT(coll::generator_names(),
               ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner",
-                          "allreduce:resilient", "bcast:binomial", "bcast:scatter_allgather",
+                          "allreduce:resilient", "bcast:binomial", "bcast:split_bintree",
+                          "bcast:scatter_allgather",
                           "bcast:kary_pipeline", "bcast:multitree", "allgather:ring",
                           "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
                           "alltoall:pairwise", "alltoall:bruck", "barrier:dissemination",
