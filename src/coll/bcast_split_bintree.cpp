@@ -12,7 +12,7 @@
 namespace choreo::coll {
 namespace {
 
-constexpr const char* kName = "bcast_split_bintree";
+constexpr const char* kSplitBintreeName = "bcast_split_bintree";
 
 /// Open MPI's binary tree (topo_build_tree with fan-out 2) on relative ranks: level l holds
 /// 2^l - 1 .. 2^(l+1) - 2, and s on level l has the children s + 2^l and s + 2^(l+1).
@@ -38,8 +38,8 @@ std::int64_t tree_parent(std::int64_t s) {
 
 sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root,
                                          std::int64_t segment) {
-  detail::check_per_rank_bytes(kName, ranks, bytes);
-  detail::check_root(kName, ranks, root);
+  detail::check_per_rank_bytes(kSplitBintreeName, ranks, bytes);
+  detail::check_root(kSplitBintreeName, ranks, root);
   if (segment < 1) throw Error("bcast_split_bintree: the segment must be at least 1 byte");
   const std::int64_t p = ranks;
   const std::int64_t half[2] = {bytes / 2, bytes - bytes / 2};
@@ -52,7 +52,7 @@ sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root
   const auto world = [&](std::int64_t s) { return static_cast<int>((s + root) % p); };
   const std::uint64_t ops =
       static_cast<std::uint64_t>(p) * (3 * static_cast<std::uint64_t>(segments[1] + 1) + 4);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops));
+  sim::CompactBuilder b(ranks, detail::checked_op_count(kSplitBintreeName, ranks, ops));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     if (bytes == 0 || ranks == 1) continue;
