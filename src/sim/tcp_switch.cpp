@@ -1,5 +1,7 @@
 #include "tcp_switch.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -69,6 +71,14 @@ bool TcpSwitch::start(OpIndex send_op, int src_rank, int dst_rank, std::int64_t 
   // (tcp_slow_start_after_idle).
   if (c.una == c.queued && now - c.last_activity > c.rto)
     c.window = std::min(c.window, static_cast<double>(spec_.initial_window));
+  // Every segment is simulated: a message of billions of them would run for hours.
+  constexpr std::int64_t kMostSegments = std::int64_t{1} << 26;
+  if (bytes / spec_.mss >= kMostSegments)
+    throw Error(
+        fmt::format("a message of {} bytes is {} segments of {} bytes; the tcp rule "
+                    "simulates every segment, at most 2^26 a message: use a larger "
+                    "--mss, fewer bytes, or --sharing serialize",
+                    bytes, bytes / spec_.mss + (bytes % spec_.mss != 0 ? 1 : 0), spec_.mss));
   const auto segments = static_cast<std::uint64_t>(std::max<std::int64_t>(
       1, (bytes + spec_.mss - 1) / spec_.mss));  // an empty message still sends a header
   c.messages.push_back({send_op, c.queued, c.queued + segments, bytes});
