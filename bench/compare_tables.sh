@@ -80,10 +80,11 @@ for setting in flow flow-noack ns3 ns3-loss sim-serial sim-fair sim-tcp; do
 done
 [ -n "$panels" ] || exit 0
 count=$(echo $panels | wc -w)
+columns=$((count < 3 ? count : 3)) rows=$(((count + 2) / 3))  # small multiples, 3 a row
 {
-  echo "set terminal pngcairo noenhanced size $((420 * count)),420 font ',9'"
+  echo "set terminal pngcairo noenhanced size $((460 * columns)),$((400 * rows)) font ',9'"
   echo "set output '$out/compare_sf.png'"
-  echo "set multiplot layout 1,$count title 'Scale-free neighbour exchange, 64 nodes, 1 GbE switch, 63 KiB (paper 000 Fig. 6)'"
+  echo "set multiplot layout $rows,$columns title 'Scale-free neighbour exchange, 64 nodes, 1 GbE switch, 63 KiB (paper 000 Fig. 6)'"
   echo "set style data histogram; set style histogram clustered gap 1; set style fill solid 0.8 border -1"
   echo "set key below horizontal maxrows 2 font ',8'; set ylabel 'ms per exchange'; set yrange [0:*]; set grid ytics"
   for setting in $panels; do
