@@ -29,20 +29,17 @@
 #include <utility>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 
 namespace {
+namespace stats = choreo::stats;
 
 using Clock = std::chrono::steady_clock;
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(Clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 double max_over_ranks(double local) {
@@ -82,13 +79,6 @@ struct Figures {
   double total_q1_us = 0, total_q3_us = 0;  ///< the spread of the repetitions' totals
 };
 
-/// The q-quantile by nearest rank (q in [0, 1]).
-double quantile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  const auto last = static_cast<double>(values.size() - 1);
-  return values[static_cast<std::size_t>(std::lround(q * last))];
-}
-
 int repetitions_for(std::int64_t bytes) {
   if (bytes <= 64 * 1024) return 200;
   if (bytes <= 1024 * 1024) return 40;
@@ -113,7 +103,7 @@ double initialise(Subject& s) {
     s.start();
     s.wait();
   }
-  return max_over_ranks(median(inits));
+  return max_over_ranks(stats::median(inits));
 }
 
 /// Every subject's start and total times, the repetitions interleaved (round k runs every
@@ -144,10 +134,10 @@ std::vector<Figures> measure_interleaved(std::vector<Subject>& subjects, std::in
       totals[i].push_back(max_over_ranks(t2 - t0));
     }
   for (std::size_t i = 0; i < subjects.size(); ++i) {
-    out[i].start_us = max_over_ranks(median(starts[i]));
-    out[i].total_us = median(totals[i]);
-    out[i].total_q1_us = quantile(totals[i], 0.25);
-    out[i].total_q3_us = quantile(totals[i], 0.75);
+    out[i].start_us = max_over_ranks(stats::median(starts[i]));
+    out[i].total_us = stats::median(totals[i]);
+    out[i].total_q1_us = stats::quantile(totals[i], 0.25);
+    out[i].total_q3_us = stats::quantile(totals[i], 0.75);
   }
   return out;
 }
@@ -164,7 +154,7 @@ double overlapped(Subject& s, std::int64_t bytes, double compute_us, void (*comp
     s.wait();
     totals.push_back(max_over_ranks(now_us() - t0));
   }
-  return median(totals);
+  return stats::median(totals);
 }
 
 struct Settings {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../src/coll/steps.hpp"
+#include "../src/core/stats.hpp"
 #include "../src/persist/plans.hpp"
 #include "choreo/coll_pipeline.hpp"
 #include "choreo/error.hpp"
@@ -76,11 +77,6 @@ struct Row {
   std::int64_t old_peak = -1;
 };
 
-double median_of(std::vector<double> times) {
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 /// Times rank `rank`'s plan: at least `reps` runs and 0.05 s; the peak of one more run.
 void time_new_plan(const Case& c, int rank, int reps, Row& row) {
   std::vector<double> times;
@@ -93,7 +89,7 @@ void time_new_plan(const Case& c, int rank, int reps, Row& row) {
     row.held = plan_bytes(plan);
     if (times.size() >= 100000) break;
   }
-  row.median = median_of(times);
+  row.median = choreo::stats::median(times);
   row.max = *std::max_element(times.begin(), times.end());
   const choreo::redist::PeakMemory memory;
   const Plan plan = c.plan(rank);
@@ -121,7 +117,7 @@ void time_old_plan(const Case& c, int rank, int reps, double limit_bytes, double
     row.old_peak = std::max(row.old_peak, memory.extra_bytes());
   }
   row.old_run = true;
-  row.old_median = median_of(times);
+  row.old_median = choreo::stats::median(times);
 }
 
 std::vector<Case> cases_at(int ranks, std::int64_t segment_bytes) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "choreo/error.hpp"
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
@@ -69,7 +70,6 @@ int main(int argc, char** argv) {
       const ArrayDistribution from = parse_distribution("cyclic(64),cyclic(64)" + grid, shape);
       const ArrayDistribution to = parse_distribution("cyclic(100),cyclic(100)" + grid, shape);
       Row worst{ranks, "one rank (worst sampled)"};
-      std::vector<double> medians;
       for (int s = 0; s < samples; ++s) {
         const int rank = static_cast<int>((static_cast<std::int64_t>(s) * 2654435761LL) % ranks);
         std::vector<double> times;
@@ -84,15 +84,14 @@ int main(int argc, char** argv) {
           peak = std::max(peak, memory.extra_bytes());
           held = plan.bytes();
         }
-        std::sort(times.begin(), times.end());
-        medians.push_back(times[times.size() / 2]);
-        if (times[times.size() / 2] >= worst.median) {
-          worst.median = times[times.size() / 2];
+        const double median = choreo::stats::median(times);
+        if (median >= worst.median) {
+          worst.median = median;
           worst.rank = rank;
           worst.sends = static_cast<std::int64_t>(plan.sends.messages.size());
           worst.receives = static_cast<std::int64_t>(plan.receives.messages.size());
         }
-        worst.max = std::max(worst.max, times.back());
+        worst.max = std::max(worst.max, *std::max_element(times.begin(), times.end()));
         worst.held = std::max(worst.held, held);
         worst.peak = std::max(worst.peak, peak);
       }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "../src/mpi/timed_runs.hpp"
 #include "choreo/error.hpp"
 #include "choreo/redist/mpi.hpp"
@@ -145,15 +146,6 @@ struct Method {
   std::string paths;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
-}
-
 /// "0:{0} 1:{1}": the CPUs each rank may run on (binding, as the launcher set it).
 std::string affinity(int rank, int size) {
   cpu_set_t set;
@@ -258,21 +250,21 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
   MPI_Allreduce(&wrong, &all_wrong, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (all_wrong > 0) throw choreo::Error(fmt::format("{}: {} wrong elements", c.name, all_wrong));
   if (rank != 0) return;
-  const double base = median(methods[0].seconds);
+  const double base = choreo::stats::median(methods[0].seconds);
   for (const Method& m : methods) {
-    const double med = median(m.seconds);
+    const double med = choreo::stats::median(m.seconds);
     fmt::print("{:<22} {:<16} {:>9.2f} ms  [{:>7.2f} {:>7.2f}]  {:>6.2f}x  {:>8.2f} MiB  {}\n",
-               c.name, m.name, med * 1e3, quantile(m.seconds, 0.25) * 1e3,
-               quantile(m.seconds, 0.75) * 1e3, base / med,
+               c.name, m.name, med * 1e3, choreo::stats::quantile(m.seconds, 0.25) * 1e3,
+               choreo::stats::quantile(m.seconds, 0.75) * 1e3, base / med,
                static_cast<double>(m.peak_extra) / 1048576.0, m.paths);
     if (csv != nullptr)
       fmt::print(
           csv,
           "\"{}\",{},{}x{},{},{},\"{}\",\"{}\",{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.4f},{},{}\n",
           mpi, p * q, p, q, args.label, args.n, c.name, m.name, med,
-          *std::min_element(m.seconds.begin(), m.seconds.end()), quantile(m.seconds, 0.25),
-          quantile(m.seconds, 0.75), *std::max_element(m.seconds.begin(), m.seconds.end()),
-          base / med, m.peak_extra, m.paths);
+          *std::min_element(m.seconds.begin(), m.seconds.end()),
+          choreo::stats::quantile(m.seconds, 0.25), choreo::stats::quantile(m.seconds, 0.75),
+          *std::max_element(m.seconds.begin(), m.seconds.end()), base / med, m.peak_extra, m.paths);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "choreo/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "choreo/mpi/noise_injector.hpp"
@@ -43,12 +44,6 @@ struct Figures {
   std::int64_t copies = 0;  // summed over ranks
   double hit_pct = 0;       // calls during which a noise window ran on some rank
 };
-
-double percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
 
 std::string library() {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
@@ -102,11 +97,10 @@ Figures measure(int redundant, const Settings& s, int rank, const choreo::NoiseI
   choreo::resilient_allreduce_complete(MPI_COMM_WORLD);  // untimed: the last call's leftovers
   std::vector<double> slowest(local.size());
   MPI_Allreduce(local.data(), slowest.data(), s.calls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  std::sort(slowest.begin(), slowest.end());
   Figures f;
-  f.p50 = percentile(slowest, 0.50);
-  f.p99 = percentile(slowest, 0.99);
-  f.max = slowest.back();
+  f.p50 = choreo::stats::median(slowest);
+  f.p99 = choreo::stats::quantile(slowest, 0.99);
+  f.max = *std::max_element(slowest.begin(), slowest.end());
   for (double t : slowest) f.mean += t / static_cast<double>(slowest.size());
   for (int h : hit) f.hit_pct += 100.0 * h / static_cast<double>(hit.size());
   std::int64_t copies =

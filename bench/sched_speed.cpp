@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 #include "choreo/slot_model.hpp"
@@ -28,8 +29,7 @@ double seconds(int runs, const std::function<void()>& f) {
     times.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return choreo::stats::median(times);
 }
 
 constexpr const char* kUsage =

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../src/core/stats.hpp"
 #include "choreo/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "choreo/platform.hpp"
@@ -46,12 +47,6 @@ int wrong_bytes(const std::vector<unsigned char>& buf, int bytes, int round) {
   return total;
 }
 
-double median(std::vector<double> values) {
-  std::ranges::sort(values);
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,7 +75,7 @@ int main(int argc, char** argv) {
         if (rep >= 0) times[static_cast<std::size_t>(rep)] = seconds;
         failures += wrong_bytes(buf, bytes, rep + 2);
       }
-      const double reference = median(times);
+      const double reference = choreo::stats::median(times);
       if (g_rank == 0) std::printf("%d,MPI_Bcast,%.9f,1.000,MPI_Bcast\n", bytes, reference);
       for (int s = 5; s < argc; ++s) {
         choreo::persist::Options options;
@@ -99,7 +94,7 @@ int main(int argc, char** argv) {
           if (rep >= 0) times[static_cast<std::size_t>(rep)] = seconds;
           failures += wrong_bytes(buf, bytes, rep + 20);
         }
-        const double t = median(times);
+        const double t = choreo::stats::median(times);
         if (g_rank == 0)
           std::printf("%d,%s,%.9f,%.3f,\"%s\"\n", bytes, argv[s], t, t / reference,
                       request.describe().c_str());

@@ -7,6 +7,7 @@
 #include <new>
 #include <vector>
 
+#include "../core/stats.hpp"
 #include "choreo/error.hpp"
 
 namespace choreo::mpi::detail {
@@ -93,15 +94,6 @@ void check_options(const RunOptions& options) {
                             options.timeout_seconds));
 }
 
-namespace {
-double median_of(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-}  // namespace
-
 RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedBody& body,
                           double expected_idle_seconds) {
   RunResult result;
@@ -135,7 +127,7 @@ RunResult time_iterations(MPI_Comm comm, const RunOptions& options, const TimedB
   watch.set_phase("the sum of bytes checked");
   MPI_Iallreduce(&checked, &result.bytes_verified, 1, MPI_INT64_T, MPI_SUM, control, &request);
   watch.wait_all({&request, 1}, "the end");
-  result.median = median_of(result.seconds);
+  result.median = result.seconds.empty() ? 0 : stats::median(result.seconds);
   result.min = *std::min_element(result.seconds.begin(), result.seconds.end());
   result.max = *std::max_element(result.seconds.begin(), result.seconds.end());
   return result;

@@ -4,22 +4,15 @@
 
 #include <algorithm>
 
+#include "../core/stats.hpp"
 #include "choreo/human.hpp"
 
 namespace choreo::persist::detail {
 
-namespace {
-/// The median of a side's timed starts (the mean of the middle two).
-double median(std::array<double, LibraryTrial::kStartsPerSide> samples) {
-  std::ranges::sort(samples);
-  constexpr std::size_t half = LibraryTrial::kStartsPerSide / 2;
-  return (samples[half - 1] + samples[half]) / 2;
-}
-}  // namespace
-
 LibraryTrial::Side LibraryTrial::begin(MPI_Comm comm) {
   if (decided_) return side_;  // the steady state: no clock, no count
   if (starts_ == kTrialStarts) {
+    const auto median = [](const auto& side) { return stats::median({side.begin(), side.end()}); };
     mine_ = {median(samples_[0]), median(samples_[1])};
     MPI_Iallreduce(mine_.data(), seconds_.data(), 2, MPI_DOUBLE, MPI_MAX, comm, &agreement_);
     ++starts_;

@@ -1,7 +1,10 @@
 #include "measured_engine.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
+#include "../core/stats.hpp"
 #include "mpi_quirks.hpp"
 
 namespace choreo::redist {
@@ -16,10 +19,9 @@ constexpr double kRequiredGain = 1.2;
 /// The median of an engine's timed executes (every other one of `seconds`, from `first`).
 template <std::size_t N>
 double median_of(const std::array<double, N>& seconds, std::size_t first) {
-  std::array<double, N / 2> mine{};
-  for (std::size_t k = 0; k < mine.size(); ++k) mine[k] = seconds[first + 2 * k];
-  std::nth_element(mine.begin(), mine.begin() + mine.size() / 2, mine.end());
-  return mine[mine.size() / 2];
+  std::vector<double> mine;
+  for (std::size_t k = first; k < N; k += 2) mine.push_back(seconds[k]);
+  return stats::median(std::move(mine));
 }
 
 }  // namespace

@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "../core/stats.hpp"
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/json_read.hpp"
@@ -229,41 +231,18 @@ bool MeasuredOn::same_node(int a, int b) const {
          hosts[static_cast<std::size_t>(a)] == hosts[static_cast<std::size_t>(b)];
 }
 
-double SizeSamples::median() const {
-  if (seconds.empty()) return 0;
-  std::vector<double> v = seconds;
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
+double SizeSamples::median() const { return seconds.empty() ? 0 : stats::median(seconds); }
 
 Interval median_ci95(std::vector<double> samples) {
-  const std::size_t n = samples.size();
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  // j: the largest index with P(Binomial(n, 1/2) < j) <= 2.5%, computed in logs (2^-n
-  // underflows for large n).
-  const double dn = static_cast<double>(n);
-  double cumulative = 0;
-  std::size_t j = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double di = static_cast<double>(i);
-    const double p = std::exp(std::lgamma(dn + 1) - std::lgamma(di + 1) - std::lgamma(dn - di + 1) -
-                              dn * std::log(2.0));
-    if (cumulative + p > 0.025) break;
-    cumulative += p;
-    j = i + 1;
-  }
-  if (j == 0) return {-inf, inf};  // n < 6
-  std::sort(samples.begin(), samples.end());
-  return {samples[j - 1], samples[n - j]};  // x_(j) and x_(n+1-j), 1-based
+  const stats::Bounds b = stats::median_interval(std::move(samples), 0.95);
+  return {b.low, b.high};
 }
 
 double relative_ci_half_width(const std::vector<double>& samples) {
   const Interval ci = median_ci95(samples);
   if (!std::isfinite(ci.low) || !std::isfinite(ci.high))
     return std::numeric_limits<double>::infinity();
-  std::vector<double> v = samples;
-  const double median = SizeSamples{0, 1, std::move(v)}.median();
+  const double median = samples.empty() ? 0 : stats::median(samples);
   if (median <= 0) return std::numeric_limits<double>::infinity();
   return (ci.high - ci.low) / 2 / median;
 }
@@ -288,21 +267,10 @@ HockneyFit fit_hockney(const std::vector<SizeSamples>& samples) {
     y.push_back(t);
     w.push_back(1 / (t * t));
   }
-  double sw = 0, sx = 0, sy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sw += w[i];
-    sx += w[i] * x[i];
-    sy += w[i] * y[i];
-  }
-  const double mx = sx / sw, my = sy / sw;
-  double sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    sxx += w[i] * (x[i] - mx) * (x[i] - mx);
-    sxy += w[i] * (x[i] - mx) * (y[i] - my);
-  }
-  if (!(sxx > 0)) throw Error("the Hockney fit needs at least two different sizes");
-  const double beta = sxy / sxx;
-  return {std::max(0.0, my - beta * mx), std::max(0.0, beta)};
+  if (std::adjacent_find(x.begin(), x.end(), std::not_equal_to<>()) == x.end())
+    throw Error("the Hockney fit needs at least two different sizes");
+  const stats::Line line = stats::weighted_least_squares(x, y, w);
+  return {std::max(0.0, line.intercept), std::max(0.0, line.slope)};
 }
 
 LogGPFit fit_loggp(const std::vector<SizeSamples>& pingpong, const BurstSamples& burst,
@@ -335,7 +303,7 @@ LogGPFit fit_loggp(const std::vector<SizeSamples>& pingpong, const BurstSamples&
         slopes.push_back((gap[i] - gap[0]) / (size[i] - size[0]));
     if (!slopes.empty()) break;
   }
-  const double G = std::max(0.0, SizeSamples{0, 1, slopes}.median());
+  const double G = std::max(0.0, stats::median(slopes));
   LogGPFit fit;
   fit.G = G;
   fit.g = std::max(0.0, gap[0] - (size[0] - 1) * fit.G);
