@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Generated collectives stored once per rank shape (sim::ShapedSchedule, `choreo sim
+# Generated collectives stored once per rank shape (ShapedSchedule, `choreo sim
 # --generate`'s default for allreduce:recdbl) against op by op (CompactSchedule,
 # --compact-form), side by side in one run: for each rank count, interleaved rep after rep,
 #   choreo sim --generate allreduce:recdbl:ranks=2^K:bytes=8 [--noise ...]

@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/pattern.hpp"
-#include "choreo/sim/compact.hpp"
 
 namespace choreo::tools {
 namespace {

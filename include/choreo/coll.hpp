@@ -1,8 +1,8 @@
 #pragma once
 // Collective algorithm generators: each builds the schedule of one MPI collective algorithm
-// directly as a sim::CompactSchedule (through sim::CompactBuilder), so a 2^20-rank butterfly
+// directly as a CompactSchedule (through CompactBuilder), so a 2^20-rank butterfly
 // allreduce (63M ops) is built in seconds without a choreo::Schedule in between.
-// sim::expand() turns the result into a Schedule when a file or the MPI executor needs one.
+// choreo::expand() turns the result into a Schedule when a file or the MPI executor needs one.
 //
 // All generators accept any number of ranks P >= 1 unless stated otherwise, throw
 // choreo::Error on bad arguments (and when the schedule would exceed the 2^32 ops the
@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
-#include "choreo/sim/shaped.hpp"
+#include "choreo/core/compact_schedule.hpp"
+#include "choreo/core/shaped_schedule.hpp"
 
 namespace choreo::coll {
 
@@ -42,12 +42,12 @@ namespace choreo::coll {
 ///   rank 2j:   recv(2j+1, bytes, tag k); calc(reduce_ns) requiring it; the butterfly, whose
 ///              round 0 requires that calc; send(2j+1, bytes, tag k+1) requiring calc_{k-1}
 /// P == 1 yields an empty program.
-sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
-                                                  std::int64_t reduce_ns = 0);
+CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
+                                             std::int64_t reduce_ns = 0);
 /// The same schedule as a ShapedSchedule: the butterfly's ranks share one program shape (the
 /// fold adds two), so an op costs 8 bytes; what a 2^23-rank simulation needs.
-sim::ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
-                                                        std::int64_t reduce_ns = 0);
+ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
+                                                   std::int64_t reduce_ns = 0);
 
 /// Ring allreduce (MPICH's MPIR_Allreduce_intra_ring; Open MPI's ring without segmentation).
 /// The vector is cut into P chunks, chunk c of bytes/P bytes plus one for c < bytes % P (chunks
@@ -63,7 +63,7 @@ sim::ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t 
 /// Messages of empty chunks are not emitted, nor the calc of an empty receive; the next step
 /// then requires the last step that had ops. bytes == 0 or P == 1 yields no ops.
 /// 2(P-1)*bytes bytes in all.
-sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns = 0);
+CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns = 0);
 
 /// Rabenseifner's allreduce (MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather, Open
 /// MPI's redscat_allgather): with the fold of allreduce_recursive_doubling (p2, k, rem; virtual
@@ -82,8 +82,7 @@ sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t 
 ///     requiring the last doubling round; 2j+1's receive requires its own step-0 send.
 /// Messages of no chunks (bytes < p2) are not emitted, nor the calc of an empty receive;
 /// bytes == 0 or P == 1 yields no ops.
-sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes,
-                                            std::int64_t reduce_ns = 0);
+CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::int64_t reduce_ns = 0);
 
 /// Binomial-tree broadcast in MPICH's order. With vr = (r - root + P) % P, a non-root rank
 /// receives `bytes` from its parent (vr with its lowest set bit cleared), then sends to the
@@ -91,7 +90,7 @@ sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes,
 /// sends to vr + 2^j for j from the highest power of two < P down. Every send requires the
 /// receive. A message over a link of bit 2^j has tag k-1-j, its step (k = ceil(log2 P)).
 /// P - 1 messages.
-sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0);
+CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0);
 
 /// Open MPI's split-binary-tree broadcast (ompi_coll_base_bcast_intra_split_bintree, Open MPI
 /// 3.x's choice from 2 KiB to 362 KiB with 1 KiB segments). Relative ranks s form Open MPI's
@@ -102,8 +101,8 @@ sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root = 0)
 /// it forwards the previous one to its children, blocking; a leaf receives blocking. Then odd
 /// s and s + 1 swap halves (tag: the larger piece count); with P even the root sends the
 /// second half to s = P-1. M == 0 or P == 1: no ops.
-sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root = 0,
-                                         std::int64_t segment = 1024);
+CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root = 0,
+                                    std::int64_t segment = 1024);
 
 /// Van de Geijn's broadcast (MPICH's MPIR_Bcast_intra_scatter_ring_allgather): the message
 /// is cut into P pieces of ceil(bytes/P) bytes, the last ones shorter or empty; with
@@ -119,14 +118,14 @@ sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root
 /// Messages of no bytes (a piece or subtree past the end of the message) are not emitted;
 /// the next step then requires the last step that had ops. Like MPICH, a rank also receives
 /// in the ring the pieces of its own scatter subtree. bytes == 0 or P == 1 yields no ops.
-sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root = 0);
+CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root = 0);
 
 /// Ring allgather: P-1 steps; in step s (tag s) rank r sends one block of bytes_per_rank to
 /// r+1 and receives one from r-1 (mod P).
 ///   send_s requires recv_{s-1} (it forwards the block that just arrived)
 ///   recv_s requires recv_{s-1} (one receive outstanding at a time, as in a sendrecv loop)
 /// P*(P-1) messages of bytes_per_rank.
-sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank);
 
 /// Recursive-doubling allgather: log2(p2) rounds on the largest power of two p2 <= P; in
 /// round i rank r exchanges everything it has gathered so far with r XOR 2^i (virtual ranks).
@@ -139,7 +138,7 @@ sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank);
 ///   step k+1 (tag k+1): 2j sends the (P-1) * bytes_per_rank it lacks to 2j+1, requiring
 ///     recv_{k-1}; 2j+1's receive requires its step-0 send.
 /// bytes_per_rank == 0 yields no ops. P(P-1) * bytes_per_rank bytes in all.
-sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank);
 
 /// Bruck's allgather (Open MPI's ompi_coll_base_allgather_intra_bruck; paper 001's Fig. 2),
 /// with K = ceil(log2 P) and M = bytes_per_rank, on rank r, each op requiring the one before
@@ -153,7 +152,7 @@ sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_
 ///   copy(r M)              -- blocks P-r..P-1 down to blocks 0..r-1
 ///   copy((P-r) M)          -- the shift buffer back to blocks r..P-1
 /// bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
-sim::CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank);
 
 /// Neighbour-exchange allgather (Chen et al.; Open MPI's
 /// ompi_coll_base_allgather_intra_neighborexchange), P even only: P/2 steps; step i (tag i)
@@ -162,7 +161,7 @@ sim::CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank);
 ///   step i >= 1: 2M, the pair of blocks received last (the own pair at step 1), with r - 1
 ///     (even r) or r + 1 (odd r) for odd i, and the other neighbour for even i.
 /// Odd P throws choreo::Error. bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
-sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank);
 
 /// Pairwise-exchange alltoall (Open MPI's ompi_coll_base_alltoall_intra_pairwise);
 /// M = bytes_per_rank is the block for each destination. On rank r, each op requiring the one
@@ -170,7 +169,7 @@ sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_p
 ///   copy(M)                          -- the own block (Open MPI's sendrecv with itself)
 ///   step s = 1..P-1 (tag s-1): send(r + s, M), recv(r - s, M) (mod P)
 /// bytes_per_rank == 0 yields no ops. P(P-1)M bytes in all.
-sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank);
 
 /// Bruck's alltoall (Open MPI's ompi_coll_base_alltoall_intra_bruck), K = ceil(log2 P),
 /// M = bytes_per_rank, n_i = how many of 1..P-1 have bit i set. On rank r, each op requiring
@@ -182,31 +181,31 @@ sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank);
 ///                                  into the receive buffer and copies back); requires both
 ///   copy(P M)                   -- inverse rotation: work block j came from rank (r-j) mod P
 /// bytes_per_rank == 0 yields no ops. P M sum_i n_i bytes in all.
-sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
+CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank);
 
 /// Dissemination barrier (MPICH's MPIR_Barrier_intra_dissemination), K = ceil(log2 P) rounds;
 /// in round i (tag i) rank r sends 0 bytes to r + 2^i and receives 0 bytes from r - 2^i
 /// (mod P); both require the previous round's send and receive. 2KP ops; P == 1 has none.
-sim::CompactSchedule barrier_dissemination(int ranks);
+CompactSchedule barrier_dissemination(int ranks);
 
 /// Binomial-tree reduce (MPICH's MPIR_Reduce_intra_binomial, commutative op), vr = (r - root)
 /// mod P: for mask = 1, 2, 4, ... (step s = log2 mask, the tag): if vr has the bit, send the
 /// vector to vr - mask and stop; else, if vr + mask < P, receive the vector from it, then
 /// calc(reduce_ns). Each op requires the one before. bytes == 0 yields no ops.
-sim::CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root = 0,
-                                     std::int64_t reduce_ns = 0);
+CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root = 0,
+                                std::int64_t reduce_ns = 0);
 
 /// Binomial-tree gather (MPICH's MPIR_Gather_intra_binomial), M = bytes_per_rank, vr as for
 /// reduce_binomial: for mask = 1, 2, ... (tag log2 mask): if vr has the bit, send the
 /// subtree's min(mask, P - vr) blocks to vr - mask and stop; else, if c = vr + mask < P,
 /// receive min(mask, P - c) blocks from c. Each op requires the one before. M == 0: no ops.
-sim::CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
+CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
 
 /// Binomial-tree scatter (MPICH's MPIR_Scatter_intra_binomial): gather_binomial's messages
 /// reversed, in the mirror order: receive the subtree's blocks from the parent, then send each
 /// child its subtree's, largest first. The link of bit j is step K-1-j (K = ceil(log2 P)),
 /// its tag. Each op requires the one before. M == 0: no ops.
-sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
+CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root = 0);
 
 /// Open MPI's linear gather with a synchronising handshake (ompi_coll_base_gather_intra_
 /// linear_sync, Open MPI 3.x's choice for blocks above 6000 B): every other rank waits for a
@@ -214,13 +213,13 @@ sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, in
 /// and the rest (tag 2), all blocking. The root, rank by rank from root+1: posts the first
 /// segment's receive, sends the go-ahead, posts the rest's receive, and waits for the first
 /// segment before the next rank; at the end it copies its own block. M == 0: no ops.
-sim::CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, int root = 0,
-                                        std::int64_t first_segment = 1024);
+CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, int root = 0,
+                                   std::int64_t first_segment = 1024);
 
 /// Open MPI's linear scatter (ompi_coll_base_scatter_intra_basic_linear, Open MPI's choice for
 /// blocks of 300 B and more): the root sends each rank its block, blocking, in rank order
 /// 0..P-1, copying its own in its turn; every other rank receives once. M == 0: no ops.
-sim::CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int root = 0);
+CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int root = 0);
 
 /// Builds a schedule from a text spec:
 ///
@@ -248,10 +247,10 @@ sim::CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int 
 ///   scatter:binomial               ranks, bytes [, root = 0] (bytes = bytes per rank)
 /// e.g. "allreduce:recdbl:ranks=1048576:bytes=8:reduce_ns=100". Unknown collectives,
 /// algorithms and keys, missing or repeated keys and malformed numbers throw choreo::Error.
-sim::CompactSchedule generate(const std::string& spec);
+CompactSchedule generate(const std::string& spec);
 /// generate()'s schedule as a ShapedSchedule, for the generators that build one
 /// (allreduce:recdbl); std::nullopt for the others. Same checks and errors as generate().
-std::optional<sim::ShapedSchedule> generate_shaped(const std::string& spec);
+std::optional<ShapedSchedule> generate_shaped(const std::string& spec);
 
 /// "collective:algorithm" of every generator generate() knows, e.g. "allgather:ring".
 std::vector<std::string> generator_names();

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::coll {
 
@@ -126,8 +126,8 @@ inline constexpr int kPipelineWindow = 4;
 ///   send(child, segment bytes, tag g) per child  -- requires that receive, and the send of
 ///                                                   segment g - kPipelineWindow to the child
 /// P - 1 receives of every segment; bytes == 0 or P == 1 yields no ops.
-sim::CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root = 0, int arity = 2,
-                                         std::int64_t segment_bytes = 0);
+CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root = 0, int arity = 2,
+                                    std::int64_t segment_bytes = 0);
 
 /// Trinaryx3-like broadcast: the message cut into `trees` parts, part t pipelined in segments
 /// down multitree_tree(.., t). Program order interleaves the parts (segment j of every part,
@@ -135,14 +135,14 @@ sim::CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root
 /// of bcast_kary_pipeline within each tree. segment_bytes == 0 takes
 /// hockney_segment_bytes(bytes / trees, depth). Throws unless 1 <= trees <= arity (so
 /// interior-disjoint trees exist).
-sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root = 0, int trees = 3,
-                                     int arity = 3, std::int64_t segment_bytes = 0);
+CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root = 0, int trees = 3,
+                                int arity = 3, std::int64_t segment_bytes = 0);
 
 /// bcast_multitree with the three trees mapped onto an A x B x C torus
 /// (torus_multitree_tree): three parts, each pipelined down one tree, with the same ops,
 /// tags and dependencies. segment_bytes == 0 takes hockney_segment_bytes(bytes / 3, the
 /// deepest tree's depth). `choreo generate bcast:multitree:ranks=P:bytes=N:x=A:y=B:z=C`.
-sim::CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
-                                           int root = 0, std::int64_t segment_bytes = 0);
+CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
+                                      int root = 0, std::int64_t segment_bytes = 0);
 
 }  // namespace choreo::coll

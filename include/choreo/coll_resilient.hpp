@@ -6,7 +6,7 @@
 // GOAL writer says what LogGOPSim cannot (docs/formats.md).
 #include <cstdint>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::coll {
 
@@ -32,7 +32,7 @@ namespace choreo::coll {
 /// calc(reduce_ns) that round 0 requires, and last send(2j+1, bytes, tag K+1) requiring ready.
 /// P == 1 yields an empty program. T must be in 0..K (choreo::Error otherwise); T = 0 is
 /// allreduce_recursive_doubling plus the ready op.
-sim::CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redundant,
-                                         std::int64_t reduce_ns = 0);
+CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redundant,
+                                    std::int64_t reduce_ns = 0);
 
 }  // namespace choreo::coll

@@ -16,7 +16,7 @@ inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 35;
 std::string read_text_file(const std::filesystem::path& path);
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
-/// Reads `.json` (choreo.schedule/1), `.goal` or `.cbs` (binary, sim/binary_schedule.hpp: ids
+/// Reads `.json` (choreo.schedule/1), `.goal` or `.cbs` (binary, core/binary_schedule.hpp: ids
 /// become program positions); any other extension is an error.
 Schedule load_schedule(const std::filesystem::path& path);
 /// Writes `.json`, `.goal` or `.cbs` by extension (.cbs keeps what the simulator reads: no

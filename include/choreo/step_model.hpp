@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/sim/network.hpp"
 
 namespace choreo::model {
@@ -74,7 +74,7 @@ struct Prediction {
 /// Predicts `schedule` with `tables`. With a network other than ideal, each step is timed as
 /// t(heaviest link's bytes), which is C * M when the step's messages are equal; with an ideal
 /// network (or `collisions` false) as t(M). Ranks sit on nodes by the network's placement.
-Prediction predict(const sim::CompactSchedule& schedule, const CostTables& tables,
+Prediction predict(const CompactSchedule& schedule, const CostTables& tables,
                    const sim::NetworkSpec& network, bool collisions = true);
 
 }  // namespace choreo::model

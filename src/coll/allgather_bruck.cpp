@@ -12,14 +12,14 @@ namespace {
 constexpr const char* kAllgatherBruckName = "allgather_bruck";
 }  // namespace
 
-sim::CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule allgather_bruck(int ranks, std::int64_t bytes_per_rank) {
   detail::check_per_rank_bytes(kAllgatherBruckName, ranks, bytes_per_rank);
   const std::int64_t p = ranks, m = bytes_per_rank;
   const int steps = detail::ceil_log2(p);
   // Per rank: 4 copies and a send and a receive a step; each op requires at most 2.
   const auto ops = static_cast<std::uint64_t>(p) * (4 + 2 * static_cast<std::uint64_t>(steps));
   return detail::build_in_steps(
-      kAllgatherBruckName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAllgatherBruckName, ranks, ops, [&](CompactBuilder& b, detail::Frontier& order, int r) {
         if (m == 0) return;  // nothing moves; MPI libraries return at once
         // The own block goes to block 0 of the receive buffer: step 0 sends it from there.
         order.add(b.copy(m));

@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kAllgatherNeighborExchangeName = "allgather_neighbor_exchange";
 }  // namespace
 
-sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_per_rank) {
   detail::check_ranks(kAllgatherNeighborExchangeName, ranks);
   detail::check_non_negative(kAllgatherNeighborExchangeName, "bytes_per_rank", bytes_per_rank);
   if (ranks % 2 != 0)
@@ -31,7 +31,7 @@ sim::CompactSchedule allgather_neighbor_exchange(int ranks, std::int64_t bytes_p
   const std::uint64_t ops = p * p;
   return detail::build_in_steps(
       kAllgatherNeighborExchangeName, ranks, ops,
-      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      [&](CompactBuilder& b, detail::Frontier& order, int r) {
         if (bytes_per_rank == 0) return;  // nothing moves; MPI libraries return at once
         const bool even = r % 2 == 0;
         const int right = detail::mod_add(r, 1, ranks), left = detail::mod_sub(r, 1, ranks);

@@ -13,7 +13,7 @@ constexpr const char* kAllgatherRecursiveDoublingName = "allgather_recursive_dou
 
 /// Emits the butterfly of virtual rank v; round i has tag first_tag + i, and round 0 requires
 /// `after` unless it is kNoOp. Returns the last round's receive (or `after` with no rounds).
-std::uint32_t butterfly(sim::CompactBuilder& b, const detail::Fold& f, int v, std::int64_t m,
+std::uint32_t butterfly(CompactBuilder& b, const detail::Fold& f, int v, std::int64_t m,
                         int first_tag, std::uint32_t after) {
   std::uint32_t previous_recv = after;
   for (int i = 0; i < f.rounds; ++i) {
@@ -36,7 +36,7 @@ std::uint32_t butterfly(sim::CompactBuilder& b, const detail::Fold& f, int v, st
 
 }  // namespace
 
-sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_per_rank) {
   // The fold's last message moves bytes_per_rank * (P - 1) bytes.
   detail::check_per_rank_bytes(kAllgatherRecursiveDoublingName, ranks, bytes_per_rank);
   const detail::Fold f(ranks);
@@ -44,8 +44,8 @@ sim::CompactSchedule allgather_recursive_doubling(int ranks, std::int64_t bytes_
   // stand-in; each op requires at most one.
   const auto ops = 2ull * static_cast<std::uint64_t>(f.p2) * static_cast<std::uint64_t>(f.rounds) +
                    4ull * static_cast<std::uint64_t>(f.rem);
-  sim::CompactBuilder b(ranks,
-                        detail::checked_op_count(kAllgatherRecursiveDoublingName, ranks, ops), ops);
+  CompactBuilder b(ranks, detail::checked_op_count(kAllgatherRecursiveDoublingName, ranks, ops),
+                   ops);
   // With a fold, step 0 is the fold-in, rounds are steps 1..k and step k+1 the fold-out.
   const int first_tag = f.rem > 0 ? 1 : 0, fold_out_tag = f.rounds + 1;
   const std::int64_t m = bytes_per_rank, others = (std::int64_t{ranks} - 1) * m;

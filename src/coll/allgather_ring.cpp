@@ -9,13 +9,13 @@ namespace {
 constexpr const char* kAllgatherRingName = "allgather_ring";
 }  // namespace
 
-sim::CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule allgather_ring(int ranks, std::int64_t bytes_per_rank) {
   detail::check_ranks(kAllgatherRingName, ranks);
   detail::check_non_negative(kAllgatherRingName, "bytes_per_rank", bytes_per_rank);
   const auto p = static_cast<std::uint64_t>(ranks);
   // Two dependencies a step (send and recv on the previous recv).
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kAllgatherRingName, ranks, 2 * p * (p - 1)),
-                        2 * p * (p - 1));
+  CompactBuilder b(ranks, detail::checked_op_count(kAllgatherRingName, ranks, 2 * p * (p - 1)),
+                   2 * p * (p - 1));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::allgather_ring_rank(b, ranks, r, bytes_per_rank);

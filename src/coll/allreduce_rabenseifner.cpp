@@ -25,7 +25,7 @@ struct Plan {
 
 /// Reduce-scatter and allgather of virtual rank v, after `order`'s frontier; returns with the
 /// frontier at the allgather's last step.
-void halving_doubling(sim::CompactBuilder& b, const Plan& plan, int v, detail::Frontier& order) {
+void halving_doubling(CompactBuilder& b, const Plan& plan, int v, detail::Frontier& order) {
   const detail::Fold& f = plan.fold;
   std::int64_t first = 0, last = f.p2;  // the chunks v is responsible for
   // Halving, round i (partner v XOR 2^i): the lower of the two keeps the lower half.
@@ -64,7 +64,7 @@ void halving_doubling(sim::CompactBuilder& b, const Plan& plan, int v, detail::F
 
 }  // namespace
 
-sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
+CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
   detail::check_ranks(kAllreduceRabenseifnerName, ranks);
   detail::check_non_negative(kAllreduceRabenseifnerName, "bytes", bytes);
   detail::check_non_negative(kAllreduceRabenseifnerName, "reduce_ns", reduce_ns);
@@ -76,7 +76,7 @@ sim::CompactSchedule allreduce_rabenseifner(int ranks, std::int64_t bytes, std::
                    5ull * static_cast<std::uint64_t>(f.rem);
   return detail::build_in_steps(
       kAllreduceRabenseifnerName, ranks, ops,
-      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      [&](CompactBuilder& b, detail::Frontier& order, int r) {
         if (bytes == 0) return;  // nothing moves; MPI libraries return at once
         if (r >= 2 * f.rem) {
           halving_doubling(b, plan, r - f.rem, order);

@@ -2,7 +2,7 @@
 // The dependency structure is documented in choreo/coll.hpp.
 #include "allreduce_rank_programs.hpp"
 #include "choreo/coll.hpp"
-#include "choreo/sim/shaped.hpp"
+#include "choreo/core/shaped_schedule.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {
@@ -42,22 +42,21 @@ auto build(int ranks, std::int64_t bytes, std::int64_t reduce_ns, MakeBuilder ma
 
 }  // namespace
 
-sim::CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
-                                                  std::int64_t reduce_ns) {
-  return build<sim::CompactBuilder>(ranks, bytes, reduce_ns, [&](const Fold& f, auto ops) {
+CompactSchedule allreduce_recursive_doubling(int ranks, std::int64_t bytes,
+                                             std::int64_t reduce_ns) {
+  return build<CompactBuilder>(ranks, bytes, reduce_ns, [&](const Fold& f, auto ops) {
     // Dependencies: 4 per butterfly round (send, recv on the last calc; calc on both), at
     // most 5 per folded pair; sized up front so the builder never regrows its arrays.
     const std::size_t dependencies =
         4 * static_cast<std::size_t>(f.p2) * f.rounds + 5 * static_cast<std::size_t>(f.rem);
-    return sim::CompactBuilder(ranks, ops, dependencies);
+    return CompactBuilder(ranks, ops, dependencies);
   });
 }
 
-sim::ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
-                                                        std::int64_t reduce_ns) {
-  return build<sim::ShapedBuilder>(ranks, bytes, reduce_ns, [&](const Fold&, auto ops) {
-    return sim::ShapedBuilder(ranks, ops);
-  });
+ShapedSchedule allreduce_recursive_doubling_shaped(int ranks, std::int64_t bytes,
+                                                   std::int64_t reduce_ns) {
+  return build<ShapedBuilder>(ranks, bytes, reduce_ns,
+                              [&](const Fold&, auto ops) { return ShapedBuilder(ranks, ops); });
 }
 
 }  // namespace choreo::coll

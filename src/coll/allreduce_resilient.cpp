@@ -32,7 +32,7 @@ std::uint64_t op_count(const Fold& f, int redundant) {
 
 /// The redundant exchanges of virtual rank v after its butterfly ended in `last`; returns the
 /// ready op, whose first-of group is `last` and the redundant receives.
-std::uint32_t redundant_exchanges(sim::CompactBuilder& b, const Fold& f, int v, std::int64_t bytes,
+std::uint32_t redundant_exchanges(CompactBuilder& b, const Fold& f, int v, std::int64_t bytes,
                                   int redundant, std::uint32_t last) {
   std::vector<std::uint32_t> copies;
   copies.reserve(static_cast<std::size_t>(redundant));
@@ -52,8 +52,8 @@ std::uint32_t redundant_exchanges(sim::CompactBuilder& b, const Fold& f, int v, 
 
 }  // namespace
 
-sim::CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redundant,
-                                         std::int64_t reduce_ns) {
+CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redundant,
+                                    std::int64_t reduce_ns) {
   detail::check_ranks(kAllreduceResilientName, ranks);
   detail::check_non_negative(kAllreduceResilientName, "bytes", bytes);
   detail::check_non_negative(kAllreduceResilientName, "reduce_ns", reduce_ns);
@@ -70,9 +70,9 @@ sim::CompactSchedule allreduce_resilient(int ranks, std::int64_t bytes, int redu
       static_cast<std::size_t>(f.p2) *
           (4 * static_cast<std::size_t>(f.rounds) + 1 + 2 * static_cast<std::size_t>(redundant)) +
       5 * static_cast<std::size_t>(f.rem);
-  sim::CompactBuilder b(
-      ranks, detail::checked_op_count(kAllreduceResilientName, ranks, op_count(f, redundant)),
-      dependencies);
+  CompactBuilder b(ranks,
+                   detail::checked_op_count(kAllreduceResilientName, ranks, op_count(f, redundant)),
+                   dependencies);
   if (ranks == 1) {  // nothing to reduce or to wait for, as in allreduce_recursive_doubling
     b.begin_rank(0);
     return b.finish();

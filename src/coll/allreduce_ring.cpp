@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kAllreduceRingName = "allreduce_ring";
 }  // namespace
 
-sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
+CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t reduce_ns) {
   detail::check_ranks(kAllreduceRingName, ranks);
   detail::check_non_negative(kAllreduceRingName, "bytes", bytes);
   detail::check_non_negative(kAllreduceRingName, "reduce_ns", reduce_ns);
@@ -20,7 +20,7 @@ sim::CompactSchedule allreduce_ring(int ranks, std::int64_t bytes, std::int64_t 
   // Per rank and phase P-1 steps: a send, a receive and (reduce-scatter) a calc.
   const std::uint64_t ops = p * 5 * (p - 1);
   return detail::build_in_steps(kAllreduceRingName, ranks, ops,
-                                [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+                                [&](CompactBuilder& b, detail::Frontier& order, int r) {
                                   detail::allreduce_ring_rank(b, order, ranks, r, bytes, reduce_ns);
                                 });
 }

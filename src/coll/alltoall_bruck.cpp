@@ -20,14 +20,14 @@ std::int64_t blocks_with_bit(std::int64_t p, int bit) {
 
 }  // namespace
 
-sim::CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule alltoall_bruck(int ranks, std::int64_t bytes_per_rank) {
   detail::check_per_rank_bytes(kAlltoallBruckName, ranks, bytes_per_rank);
   const std::int64_t p = ranks, m = bytes_per_rank;
   const int steps = detail::ceil_log2(p);
   // Per rank: 2 rotations, and a send, a receive and a copy a step.
   const auto ops = static_cast<std::uint64_t>(p) * (2 + 3 * static_cast<std::uint64_t>(steps));
   return detail::build_in_steps(
-      kAlltoallBruckName, ranks, ops, [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAlltoallBruckName, ranks, ops, [&](CompactBuilder& b, detail::Frontier& order, int r) {
         if (m == 0) return;  // nothing moves; MPI libraries return at once
         // Rotation: block i of the work buffer is the one for rank (r + i) mod P.
         order.add(b.copy(p * m));

@@ -11,14 +11,13 @@ namespace {
 constexpr const char* kAlltoallPairwiseName = "alltoall_pairwise";
 }  // namespace
 
-sim::CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank) {
+CompactSchedule alltoall_pairwise(int ranks, std::int64_t bytes_per_rank) {
   detail::check_per_rank_bytes(kAlltoallPairwiseName, ranks, bytes_per_rank);
   const auto p = static_cast<std::uint64_t>(ranks);
   // A copy, then a send and a receive a step, each requiring the previous step's two.
   const std::uint64_t ops = p * (1 + 2 * (p - 1));
   return detail::build_in_steps(
-      kAlltoallPairwiseName, ranks, ops,
-      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      kAlltoallPairwiseName, ranks, ops, [&](CompactBuilder& b, detail::Frontier& order, int r) {
         if (bytes_per_rank == 0) return;    // nothing moves; MPI libraries return at once
         order.add(b.copy(bytes_per_rank));  // Open MPI's step 0, the sendrecv with itself
         order.end_step();

@@ -4,8 +4,8 @@
 
 #include <limits>
 
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/compact.hpp"
 
 namespace choreo::coll::detail {
 
@@ -32,8 +32,8 @@ void check_per_rank_bytes(const char* generator, int ranks, std::int64_t bytes_p
 }
 
 std::size_t checked_op_count(const char* generator, int ranks, std::uint64_t ops) {
-  // The simulator indexes ops with sim::OpIndex; refuse early rather than after filling memory.
-  constexpr std::uint64_t kLimit = std::numeric_limits<sim::OpIndex>::max() - 1;
+  // The simulator indexes ops with OpIndex; refuse early rather than after filling memory.
+  constexpr std::uint64_t kLimit = std::numeric_limits<OpIndex>::max() - 1;
   if (ops > kLimit)
     throw Error(
         fmt::format("{}: {} ranks need {} ops, more than the {} the simulator can index; "

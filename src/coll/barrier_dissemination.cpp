@@ -7,12 +7,12 @@
 
 namespace choreo::coll {
 
-sim::CompactSchedule barrier_dissemination(int ranks) {
+CompactSchedule barrier_dissemination(int ranks) {
   constexpr const char* kName = "barrier_dissemination";
   detail::check_ranks(kName, ranks);
   const auto rounds = static_cast<std::uint64_t>(detail::binomial_steps(ranks));
   const auto ops = 2 * static_cast<std::uint64_t>(ranks) * rounds;
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops));
+  CompactBuilder b(ranks, detail::checked_op_count(kName, ranks, ops));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::barrier_dissemination_rank(b, ranks, r);

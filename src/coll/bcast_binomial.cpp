@@ -12,13 +12,13 @@ constexpr const char* kBcastBinomialName = "bcast_binomial";
 
 }  // namespace
 
-sim::CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root) {
+CompactSchedule bcast_binomial(int ranks, std::int64_t bytes, int root) {
   detail::check_ranks(kBcastBinomialName, ranks);
   detail::check_non_negative(kBcastBinomialName, "bytes", bytes);
   detail::check_root(kBcastBinomialName, ranks, root);
   // Every rank but the root receives once and each receive is one send.
   const auto messages = static_cast<std::uint64_t>(ranks) - 1;
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kBcastBinomialName, ranks, 2 * messages));
+  CompactBuilder b(ranks, detail::checked_op_count(kBcastBinomialName, ranks, 2 * messages));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::bcast_binomial_rank(b, r, ranks, root, bytes);

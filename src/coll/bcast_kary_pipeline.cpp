@@ -4,8 +4,8 @@
 
 namespace choreo::coll {
 
-sim::CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root, int arity,
-                                         std::int64_t segment_bytes) {
+CompactSchedule bcast_kary_pipeline(int ranks, std::int64_t bytes, int root, int arity,
+                                    std::int64_t segment_bytes) {
   return detail::pipelined_trees("bcast_kary_pipeline", ranks, bytes, root, 1, arity,
                                  segment_bytes);
 }

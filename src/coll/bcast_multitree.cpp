@@ -11,8 +11,8 @@
 namespace choreo::coll {
 
 namespace detail {
-sim::CompactSchedule pipelined_trees(const char* generator, int ranks, std::int64_t bytes, int root,
-                                     int trees, int arity, std::int64_t segment_bytes) {
+CompactSchedule pipelined_trees(const char* generator, int ranks, std::int64_t bytes, int root,
+                                int trees, int arity, std::int64_t segment_bytes) {
   check_ranks(generator, ranks);
   check_non_negative(generator, "bytes", bytes);
   check_non_negative(generator, "segment", segment_bytes);
@@ -23,9 +23,9 @@ sim::CompactSchedule pipelined_trees(const char* generator, int ranks, std::int6
   return pipelined_trees(generator, bytes, shapes, segment_bytes);
 }
 
-sim::CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
-                                     const std::vector<BroadcastTree>& shapes,
-                                     std::int64_t segment_bytes) {
+CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
+                                const std::vector<BroadcastTree>& shapes,
+                                std::int64_t segment_bytes) {
   check_non_negative(generator, "bytes", bytes);
   check_non_negative(generator, "segment", segment_bytes);
   const int trees = static_cast<int>(shapes.size());
@@ -38,7 +38,7 @@ sim::CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
   const Segmentation segments(bytes, trees, segment_bytes);
   const auto messages =
       static_cast<std::uint64_t>(segments.count()) * static_cast<std::uint64_t>(ranks - 1);
-  sim::CompactBuilder b(ranks, checked_op_count(generator, ranks, 2 * messages), 2 * messages);
+  CompactBuilder b(ranks, checked_op_count(generator, ranks, 2 * messages), 2 * messages);
   std::vector<RankLinks> links(static_cast<std::size_t>(trees));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
@@ -54,14 +54,14 @@ sim::CompactSchedule pipelined_trees(const char* generator, std::int64_t bytes,
 
 }  // namespace detail
 
-sim::CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root, int trees, int arity,
-                                     std::int64_t segment_bytes) {
+CompactSchedule bcast_multitree(int ranks, std::int64_t bytes, int root, int trees, int arity,
+                                std::int64_t segment_bytes) {
   return detail::pipelined_trees("bcast_multitree", ranks, bytes, root, trees, arity,
                                  segment_bytes);
 }
 
-sim::CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes,
-                                           int root, std::int64_t segment_bytes) {
+CompactSchedule bcast_multitree_torus(const std::array<int, 3>& dims, std::int64_t bytes, int root,
+                                      std::int64_t segment_bytes) {
   constexpr const char* kBcastMultitreeName = "bcast_multitree_torus";
   detail::check_non_negative(kBcastMultitreeName, "bytes", bytes);
   detail::check_non_negative(kBcastMultitreeName, "segment", segment_bytes);

@@ -30,7 +30,7 @@ std::int64_t low_bit(std::int64_t v) { return v & -v; }
 
 }  // namespace
 
-sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root) {
+CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int root) {
   detail::check_ranks(kBcastScatterAllgatherName, ranks);
   detail::check_non_negative(kBcastScatterAllgatherName, "bytes", bytes);
   detail::check_root(kBcastScatterAllgatherName, ranks, root);
@@ -45,7 +45,7 @@ sim::CompactSchedule bcast_scatter_allgather(int ranks, std::int64_t bytes, int 
   const auto ops = static_cast<std::uint64_t>(p) * per_rank;
   return detail::build_in_steps(
       kBcastScatterAllgatherName, ranks, ops,
-      [&](sim::CompactBuilder& b, detail::Frontier& order, int r) {
+      [&](CompactBuilder& b, detail::Frontier& order, int r) {
         const std::int64_t vr = (r - root + p) % p;
         auto real = [&](std::int64_t v) { return static_cast<int>((v + root) % p); };
         // Scatter: relative rank v > 0 gets pieces [v, v + low_bit(v)) from v - low_bit(v), at the

@@ -36,8 +36,7 @@ std::int64_t tree_parent(std::int64_t s) {
 
 }  // namespace
 
-sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root,
-                                         std::int64_t segment) {
+CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root, std::int64_t segment) {
   detail::check_per_rank_bytes(kSplitBintreeName, ranks, bytes);
   detail::check_root(kSplitBintreeName, ranks, root);
   if (segment < 1) throw Error("bcast_split_bintree: the segment must be at least 1 byte");
@@ -52,7 +51,7 @@ sim::CompactSchedule bcast_split_bintree(int ranks, std::int64_t bytes, int root
   const auto world = [&](std::int64_t s) { return static_cast<int>((s + root) % p); };
   const std::uint64_t ops =
       static_cast<std::uint64_t>(p) * (3 * static_cast<std::uint64_t>(segments[1] + 1) + 4);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(kSplitBintreeName, ranks, ops));
+  CompactBuilder b(ranks, detail::checked_op_count(kSplitBintreeName, ranks, ops));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     if (bytes == 0 || ranks == 1) continue;

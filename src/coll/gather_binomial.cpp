@@ -11,12 +11,12 @@
 namespace choreo::coll {
 namespace {
 
-sim::CompactSchedule binomial_tree(const char* name, bool up, int ranks,
-                                   std::int64_t bytes_per_rank, int root) {
+CompactSchedule binomial_tree(const char* name, bool up, int ranks, std::int64_t bytes_per_rank,
+                              int root) {
   detail::check_per_rank_bytes(name, ranks, bytes_per_rank);
   detail::check_root(name, ranks, root);
-  sim::CompactBuilder b(
-      ranks, detail::checked_op_count(name, ranks, 2 * static_cast<std::uint64_t>(ranks)));
+  CompactBuilder b(ranks,
+                   detail::checked_op_count(name, ranks, 2 * static_cast<std::uint64_t>(ranks)));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::binomial_tree_rank(b, up, ranks, r, root, bytes_per_rank);
@@ -26,11 +26,11 @@ sim::CompactSchedule binomial_tree(const char* name, bool up, int ranks,
 
 }  // namespace
 
-sim::CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int root) {
+CompactSchedule gather_binomial(int ranks, std::int64_t bytes_per_rank, int root) {
   return binomial_tree("gather_binomial", true, ranks, bytes_per_rank, root);
 }
 
-sim::CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root) {
+CompactSchedule scatter_binomial(int ranks, std::int64_t bytes_per_rank, int root) {
   return binomial_tree("scatter_binomial", false, ranks, bytes_per_rank, root);
 }
 

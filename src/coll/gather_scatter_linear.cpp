@@ -13,8 +13,8 @@ constexpr int kGoAheadTag = 0, kFirstTag = 1, kRestTag = 2;
 
 }  // namespace
 
-sim::CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, int root,
-                                        std::int64_t first_segment) {
+CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, int root,
+                                   std::int64_t first_segment) {
   constexpr const char* name = "gather_linear_sync";
   detail::check_per_rank_bytes(name, ranks, bytes_per_rank);
   detail::check_root(name, ranks, root);
@@ -22,7 +22,7 @@ sim::CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, 
   const std::int64_t first = std::min(first_segment, bytes_per_rank);
   const std::int64_t rest = bytes_per_rank - first;
   const auto p = static_cast<std::uint64_t>(ranks);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(name, ranks, 3 * p + 1));
+  CompactBuilder b(ranks, detail::checked_op_count(name, ranks, 3 * p + 1));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     if (bytes_per_rank == 0) continue;
@@ -52,12 +52,12 @@ sim::CompactSchedule gather_linear_sync(int ranks, std::int64_t bytes_per_rank, 
   return b.finish();
 }
 
-sim::CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int root) {
+CompactSchedule scatter_linear(int ranks, std::int64_t bytes_per_rank, int root) {
   constexpr const char* name = "scatter_linear";
   detail::check_per_rank_bytes(name, ranks, bytes_per_rank);
   detail::check_root(name, ranks, root);
   const auto p = static_cast<std::uint64_t>(ranks);
-  sim::CompactBuilder b(ranks, detail::checked_op_count(name, ranks, 2 * p));
+  CompactBuilder b(ranks, detail::checked_op_count(name, ranks, 2 * p));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     if (bytes_per_rank == 0) continue;

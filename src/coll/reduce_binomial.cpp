@@ -7,15 +7,14 @@
 
 namespace choreo::coll {
 
-sim::CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root,
-                                     std::int64_t reduce_ns) {
+CompactSchedule reduce_binomial(int ranks, std::int64_t bytes, int root, std::int64_t reduce_ns) {
   constexpr const char* kName = "reduce_binomial";
   detail::check_ranks(kName, ranks);
   detail::check_non_negative(kName, "bytes", bytes);
   detail::check_non_negative(kName, "reduce_ns", reduce_ns);
   detail::check_root(kName, ranks, root);
-  sim::CompactBuilder b(
-      ranks, detail::checked_op_count(kName, ranks, 3 * static_cast<std::uint64_t>(ranks)));
+  CompactBuilder b(ranks,
+                   detail::checked_op_count(kName, ranks, 3 * static_cast<std::uint64_t>(ranks)));
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);
     detail::reduce_binomial_rank(b, ranks, r, root, bytes, reduce_ns);

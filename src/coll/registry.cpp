@@ -26,9 +26,9 @@ using Values = std::map<std::string, std::int64_t, std::less<>>;
 struct Generator {
   std::string_view collective, algorithm;
   std::vector<std::string_view> required, optional;
-  sim::CompactSchedule (*build)(const Values&);
+  CompactSchedule (*build)(const Values&);
   /// The same as a ShapedSchedule, where the generator builds one.
-  sim::ShapedSchedule (*shaped)(const Values&) = nullptr;
+  ShapedSchedule (*shaped)(const Values&) = nullptr;
 };
 
 int as_int(const Values& values, std::string_view key, int fallback = 0) {
@@ -45,7 +45,7 @@ std::int64_t value_or(const Values& values, std::string_view key, std::int64_t f
 }
 
 /// bcast:multitree, or with x=A:y=B:z=C its three trees mapped onto that torus.
-sim::CompactSchedule multitree(const Values& v) {
+CompactSchedule multitree(const Values& v) {
   const int ranks = as_int(v, "ranks"), root = as_int(v, "root", 0);
   const std::int64_t segment = value_or(v, "segment", 0);
   if (!v.contains("x") && !v.contains("y") && !v.contains("z"))
@@ -308,12 +308,12 @@ std::pair<const Generator*, Values> parse_spec(const std::string& spec) {
 
 }  // namespace
 
-sim::CompactSchedule generate(const std::string& spec) {
+CompactSchedule generate(const std::string& spec) {
   const auto [g, values] = parse_spec(spec);
   return g->build(values);
 }
 
-std::optional<sim::ShapedSchedule> generate_shaped(const std::string& spec) {
+std::optional<ShapedSchedule> generate_shaped(const std::string& spec) {
   const auto [g, values] = parse_spec(spec);
   if (g->shaped == nullptr) return std::nullopt;
   return g->shaped(values);

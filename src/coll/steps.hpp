@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "arguments.hpp"
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "program_builder.hpp"
 
 namespace choreo::coll::detail {
@@ -61,9 +61,9 @@ class Frontier {
 /// checked against what the simulator can index; the builder is sized for two dependencies an
 /// op.
 template <typename BuildRank>
-sim::CompactSchedule build_in_steps(const char* generator, int ranks, std::uint64_t ops,
-                                    BuildRank build_rank) {
-  sim::CompactBuilder b(ranks, checked_op_count(generator, ranks, ops), 2 * ops);
+CompactSchedule build_in_steps(const char* generator, int ranks, std::uint64_t ops,
+                               BuildRank build_rank) {
+  CompactBuilder b(ranks, checked_op_count(generator, ranks, ops), 2 * ops);
   Frontier order;
   for (int r = 0; r < ranks; ++r) {
     b.begin_rank(r);

@@ -5,10 +5,10 @@
 #include <array>
 #include <fstream>
 
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/json_io.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "in_file.hpp"
 
 namespace choreo {
@@ -65,9 +65,9 @@ Format format_of(const std::filesystem::path& path) {
 Schedule load_schedule(const std::filesystem::path& path) {
   Format format = format_of(path);
   if (format == Format::Binary) {
-    sim::BinaryScheduleInfo info;
-    const sim::CompactSchedule compact = sim::load_binary(path, &info);
-    return sim::expand(compact, info.algorithm);
+    BinaryScheduleInfo info;
+    const CompactSchedule compact = load_binary(path, &info);
+    return choreo::expand(compact, info.algorithm);
   }
   std::string text = read_text_file(path);
   return detail::in_file(path, [&] {
@@ -77,8 +77,8 @@ Schedule load_schedule(const std::filesystem::path& path) {
 
 void save_schedule(const Schedule& schedule, const std::filesystem::path& path) {
   if (format_of(path) == Format::Binary)
-    return sim::save_binary(detail::in_file(path, [&] { return sim::compact(schedule); }),
-                            schedule.algorithm, path);
+    return save_binary(detail::in_file(path, [&] { return choreo::compact(schedule); }),
+                       schedule.algorithm, path);
   write_text_file(path, format_of(path) == Format::Json ? schedule_to_json(schedule)
                                                         : schedule_to_goal(schedule));
 }

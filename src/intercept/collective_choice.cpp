@@ -23,7 +23,7 @@ std::vector<std::string_view> choreo_algorithms(std::string_view collective) {
 double simulated_seconds(std::string_view collective, std::string_view algorithm,
                          std::int64_t bytes, int ranks, const ExchangeModel& model) {
   try {
-    const sim::CompactSchedule schedule =
+    const CompactSchedule schedule =
         coll::generate(fmt::format("{}:{}:ranks={}:bytes={}", collective, algorithm, ranks, bytes));
     sim::SimOptions options;
     options.params = model.params;

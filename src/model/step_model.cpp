@@ -54,7 +54,7 @@ struct StepLoad {
 
 }  // namespace
 
-Prediction predict(const sim::CompactSchedule& schedule, const CostTables& tables,
+Prediction predict(const CompactSchedule& schedule, const CostTables& tables,
                    const sim::NetworkSpec& network, bool collisions) {
   const int ranks = schedule.ranks();
   const bool routed = collisions && network.kind != sim::NetworkSpec::Kind::Ideal;
@@ -74,7 +74,7 @@ Prediction predict(const sim::CompactSchedule& schedule, const CostTables& table
   Prediction p;
   for (int r = 0; r < ranks; ++r) {
     double copies = 0, calcs = 0;
-    for (sim::OpIndex op = schedule.first_op(r); op < schedule.first_op(r + 1); ++op) {
+    for (OpIndex op = schedule.first_op(r); op < schedule.first_op(r + 1); ++op) {
       switch (schedule.kind(op)) {
         case OpKind::Copy:
           copies += tables.memcpy.at(schedule.amount(op));

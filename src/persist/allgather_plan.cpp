@@ -48,7 +48,7 @@ Plan allgather_plan(std::int64_t block_bytes, int ranks, int rank) {
 std::vector<Plan> allgather_plans_from_full_schedule(std::int64_t block_bytes, int ranks,
                                                      const std::vector<int>& of_ranks) {
   for (int rank : of_ranks) check_allgather_sizes(block_bytes, ranks, rank);
-  const sim::CompactSchedule schedule = coll::allgather_ring(ranks, block_bytes);
+  const CompactSchedule schedule = coll::allgather_ring(ranks, block_bytes);
   std::vector<Plan> plans;
   for (int rank : of_ranks)
     plans.push_back(with_own_block(

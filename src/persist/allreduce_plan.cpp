@@ -98,7 +98,7 @@ std::vector<Plan> allreduce_plans_from_full_schedule(const std::string& algorith
                                                      int ranks, const std::vector<int>& of_ranks) {
   const bool ring = is_ring(algorithm);
   for (int rank : of_ranks) check_allreduce_sizes(algorithm, count, element_size, ranks, rank);
-  const sim::CompactSchedule schedule =
+  const CompactSchedule schedule =
       ring ? coll::allreduce_ring(ranks, count) : coll::allreduce_recursive_doubling(ranks, count);
   std::vector<Plan> plans;
   for (int rank : of_ranks)

@@ -172,7 +172,7 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     const std::vector<std::int64_t>& send_at = local.sent.blocks.offsets;
     const std::vector<std::int64_t>& receive_at = local.received.blocks.offsets;
     plan = detail::plan_from_schedule(
-        sim::compact(mine), rank, 1,
+        choreo::compact(mine), rank, 1,
         [&](const detail::MessageOp& message) {
           const auto peer = static_cast<std::size_t>(message.peer);
           return message.kind == detail::CommandKind::Send

@@ -169,7 +169,7 @@ std::vector<Plan> bcast_plans_from_full_schedule(const BcastShape& shape, int ra
   const std::string name = bcast_plan_name(shape);
   std::vector<Plan> plans;
   if (is_binomial(shape)) {
-    const sim::CompactSchedule schedule = coll::bcast_binomial(ranks, shape.bytes, shape.root);
+    const CompactSchedule schedule = coll::bcast_binomial(ranks, shape.bytes, shape.root);
     for (int rank : of_ranks)
       plans.push_back(plan_from_schedule(schedule, rank, 1, whole_buffer, name));
     return plans;
@@ -177,7 +177,7 @@ std::vector<Plan> bcast_plans_from_full_schedule(const BcastShape& shape, int ra
   const coll::Segmentation segments(shape.bytes, shape.parts, shape.segment_bytes);
   if (on_torus(shape) && !shape.node_of_rank.empty())
     throw Error("bcast plans from the full schedule: the generator places rank r on node r");
-  const sim::CompactSchedule schedule =
+  const CompactSchedule schedule =
       on_torus(shape)
           ? coll::bcast_multitree_torus(shape.torus, shape.bytes, shape.root, shape.segment_bytes)
           : coll::bcast_multitree(ranks, shape.bytes, shape.root, shape.parts, shape.arity,

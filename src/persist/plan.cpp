@@ -40,14 +40,14 @@ void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc) {
                       plan.algorithm, command.bytes));
 }
 
-Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
+Plan plan_from_schedule(const CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
                         const Placer& place, std::string algorithm) {
   Plan plan;
   plan.algorithm = std::move(algorithm);
-  const sim::OpIndex first = schedule.first_op(rank), end = schedule.first_op(rank + 1);
+  const OpIndex first = schedule.first_op(rank), end = schedule.first_op(rank + 1);
   plan.commands.resize(end - first);
   std::vector<std::int64_t> receive_of_calc(end - first, -1);
-  for (sim::OpIndex op = first; op < end; ++op) {
+  for (OpIndex op = first; op < end; ++op) {
     Command& command = plan.commands[op - first];
     const OpKind kind = schedule.kind(op);
     if (kind == OpKind::Send || kind == OpKind::Recv) {
@@ -63,12 +63,12 @@ Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int
     }
     command.dependencies = schedule.dependency_count(op);
     schedule.for_each_started_dependent(
-        op, [&](sim::OpIndex) { unsupported(plan.algorithm, "an irequires dependency"); });
+        op, [&](OpIndex) { unsupported(plan.algorithm, "an irequires dependency"); });
     // A first-of group (Op::requires_any) would need commands released by whichever member
     // completes first; the dependency counts here release on all, so it would hang.
     schedule.for_each_any_dependent(
-        op, [&](sim::OpIndex) { unsupported(plan.algorithm, "a first-of (requires_any) group"); });
-    schedule.for_each_completed_dependent(op, [&](sim::OpIndex dependent) {
+        op, [&](OpIndex) { unsupported(plan.algorithm, "a first-of (requires_any) group"); });
+    schedule.for_each_completed_dependent(op, [&](OpIndex dependent) {
       command.dependents.push_back(dependent - first);
       if (kind == OpKind::Recv && schedule.kind(dependent) == OpKind::Calc)
         note_receive_of_calc(plan.algorithm, receive_of_calc, dependent - first, op - first);

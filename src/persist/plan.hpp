@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::persist::detail {
 
@@ -70,7 +70,7 @@ using Placer = std::function<Place(const MessageOp&)>;
 /// hold (copies, delays, irequires, calcs without a receive). Reads one rank out of a schedule
 /// of all: alltoallv's way (its schedule needs every rank's counts), and the reference the
 /// tests hold the per-rank plans (PlanBuilder) to.
-Plan plan_from_schedule(const sim::CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
+Plan plan_from_schedule(const CompactSchedule& schedule, int rank, std::int64_t unit_bytes,
                         const Placer& place, std::string algorithm);
 
 // ---- shared by plan_from_schedule and PlanBuilder -------------------------------------------

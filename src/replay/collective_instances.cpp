@@ -7,11 +7,11 @@
 #include <deque>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/mpi_defaults.hpp"
 #include "choreo/pattern.hpp"
 #include "choreo/sched.hpp"
-#include "choreo/sim/compact.hpp"
 #include "import_parts.hpp"
 
 namespace choreo::replay {
@@ -79,7 +79,7 @@ std::shared_ptr<const Schedule> generate(
           pattern.messages.push_back({src, static_cast<int>(dst), row[dst]});
     }
     return std::make_shared<const Schedule>(
-        sim::expand(sim::compact(schedule_direct(pattern)), "alltoallv:direct"));
+        choreo::expand(choreo::compact(schedule_direct(pattern)), "alltoallv:direct"));
   }
   const std::string_view name = trace::collective_name(instance.collective);
   std::string spec = fmt::format("{}:{}:ranks={}", name, algorithm, ranks);
@@ -89,7 +89,7 @@ std::shared_ptr<const Schedule> generate(
   auto& cached = cache[spec];
   if (!cached)
     cached = std::make_shared<const Schedule>(
-        sim::expand(coll::generate(spec), fmt::format("{}:{}", name, algorithm)));
+        choreo::expand(coll::generate(spec), fmt::format("{}:{}", name, algorithm)));
   return cached;
 }
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "choreo/core/huge_pages.hpp"
 #include "choreo/pattern.hpp"
 #include "choreo/sched.hpp"
-#include "choreo/sim/huge_pages.hpp"
 
 namespace choreo::detail {
 
@@ -19,7 +19,7 @@ struct SenderLists {
     int dst;
   };
   std::vector<std::size_t> offset;
-  sim::BigVector<Entry> entries;  ///< big: huge pages cut the page faults of filling it
+  BigVector<Entry> entries;  ///< big: huge pages cut the page faults of filling it
   std::vector<int> out_degree, in_degree;
   int degree = 0;  ///< the largest in- or out-degree: the number of colours
 };
@@ -67,7 +67,7 @@ class PlanBuilder {
     int dst;
     int colour;
   };
-  sim::BigVector<Slot> slots_;  ///< grouped by sender like lists_.entries
+  BigVector<Slot> slots_;  ///< grouped by sender like lists_.entries
   std::vector<std::size_t> cursor_;
   std::vector<int> last_;  ///< per sender: its highest slot, -1 if none yet
   std::size_t added_ = 0;

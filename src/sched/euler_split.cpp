@@ -13,8 +13,8 @@
 #include <cstring>
 #include <limits>
 
+#include "choreo/core/huge_pages.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/huge_pages.hpp"
 #include "edge_colouring.hpp"
 
 namespace choreo::detail {
@@ -239,8 +239,8 @@ class Colourer {
   PlanBuilder& out_;
   std::size_t n_ = 0;                    ///< vertices a side
   std::vector<std::uint32_t> right_of_;  ///< receiver rank -> right vertex
-  sim::BigVector<Edge> edges_, scratch_;
-  sim::BigVector<std::uint32_t> link_;  ///< split: pair at the right vertex, kFirstHalf flag
+  BigVector<Edge> edges_, scratch_;
+  BigVector<std::uint32_t> link_;  ///< split: pair at the right vertex, kFirstHalf flag
   std::vector<std::uint32_t> pending_, mate_left_, mate_right_, on_path_, unmatched_, path_;
   std::uint64_t random_state_ = 0;
   int colour_ = 0;

@@ -104,7 +104,7 @@ std::int64_t predict_trial(const Pattern& pattern, const CandidateTrial& trial,
   // the same start times as all sends posted at once, without each waiting send retrying every
   // time the NIC frees (a rank of degree d otherwise retries O(d^2) times; 25-37% of the
   // planning time of paper 000's 64-rank patterns).
-  const sim::CompactSchedule schedule =
+  const CompactSchedule schedule =
       in_ring_order(trial)
           ? detail::compact_from_plan(pattern, plan_ring(pattern), 0, Pacing::EmptySlots)
           : detail::compact_from_plan(pattern, trial.plan, trial.candidate.delta_ns, trial.pacing);

@@ -59,8 +59,8 @@
 #include <bit>
 #include <limits>
 
+#include "choreo/core/huge_pages.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/huge_pages.hpp"
 #include "edge_colouring.hpp"
 #include "slot_colouring.hpp"
 
@@ -263,7 +263,7 @@ SlotPlan PlanBuilder::finish() {
   // Each rank's coloured sends are (destination, slot) pairs; give them to its messages by
   // destination. Equal destinations (repeated messages) take their slots in ring order.
   std::vector<int> head(n_, -1);
-  sim::BigVector<int> next(slots_.size(), -1);
+  BigVector<int> next(slots_.size(), -1);
   for (std::size_t u = 0; u < n_; ++u) {
     auto& row = plan.slots[u];
     row.assign(static_cast<std::size_t>(last_[u] + 1), kDelaySlot);
@@ -289,7 +289,7 @@ bool colour_by_alternating_paths(const SenderLists& lists, std::uint64_t budget,
   const auto colours = static_cast<std::size_t>(lists.degree);
   const std::size_t words = words_for(colours);
   // at_src[c * n + u]: the receiver u sends to in colour c, -1 if none; at_dst likewise.
-  sim::BigVector<int> at_src(colours * n, -1), at_dst(colours * n, -1);
+  BigVector<int> at_src(colours * n, -1), at_dst(colours * n, -1);
   std::vector<std::uint64_t> busy_src = busy_bitsets(n, colours), busy_dst = busy_src;
   std::vector<std::uint32_t> first_src(n, 0), first_dst(n, 0);
   std::uint64_t steps = 0;

@@ -15,7 +15,7 @@ namespace choreo {
 namespace {
 
 /// Writes the ops of a schedule, rank after rank, into a Schedule. Op handles are the rank's
-/// program positions (= op ids), as in sim::CompactBuilder, the other sink.
+/// program positions (= op ids), as in CompactBuilder, the other sink.
 class ScheduleSink {
  public:
   ScheduleSink(int ranks, const std::string& algorithm) {
@@ -65,7 +65,7 @@ class ScheduleSink {
   std::vector<Op>* ops_ = nullptr;
 };
 
-/// The same into a sim::CompactBuilder (slots are not kept there).
+/// The same into a CompactBuilder (slots are not kept there).
 class CompactSink {
  public:
   CompactSink(int ranks, std::size_t ops) : b_(ranks, ops, ops) {}
@@ -79,10 +79,10 @@ class CompactSink {
   void requires_completed(std::uint32_t op, std::uint32_t dependency) {
     b_.requires_completed(op, dependency);
   }
-  sim::CompactSchedule finish() { return b_.finish(); }
+  CompactSchedule finish() { return b_.finish(); }
 
  private:
-  sim::CompactBuilder b_;
+  CompactBuilder b_;
 };
 
 /// Fig. 4, first part: each rank's receives, all posted at the start, in the order the ring's
@@ -262,8 +262,8 @@ Schedule schedule_direct(const Pattern& pattern) {
 
 namespace detail {
 
-sim::CompactSchedule compact_from_plan(const Pattern& pattern, const SlotPlan& plan,
-                                       std::int64_t delay_ns, Pacing pacing) {
+CompactSchedule compact_from_plan(const Pattern& pattern, const SlotPlan& plan,
+                                  std::int64_t delay_ns, Pacing pacing) {
   check_plan(pattern, plan, false);
   check_delay(delay_ns);
   CompactSink sink(pattern.ranks, op_bound(pattern, plan));
@@ -271,7 +271,7 @@ sim::CompactSchedule compact_from_plan(const Pattern& pattern, const SlotPlan& p
   return sink.finish();
 }
 
-sim::CompactSchedule compact_direct(const Pattern& pattern) {
+CompactSchedule compact_direct(const Pattern& pattern) {
   const SlotPlan ring = plan_ring(pattern);
   CompactSink sink(pattern.ranks, op_bound(pattern, ring));
   emit_plan(pattern, ring, 0, Shape::AllAtOnce, sink);

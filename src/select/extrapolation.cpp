@@ -22,7 +22,7 @@ std::int64_t largest_message(const Request& request) {
     try {
       const auto s = coll::generate(fmt::format("{}:{}:ranks={}:bytes={}", request.collective, name,
                                                 request.ranks, request.sizes.back()));
-      for (sim::OpIndex op = 0; op < s.op_count(); ++op)
+      for (OpIndex op = 0; op < s.op_count(); ++op)
         if (s.kind(op) == OpKind::Send) largest = std::max(largest, s.amount(op));
     } catch (const Error&) {  // an algorithm that cannot run here sends nothing
     }

@@ -28,8 +28,8 @@ std::vector<std::string> algorithms_of(std::string_view collective) {
 
 namespace {
 
-sim::CompactSchedule schedule_of(const Request& request, const std::string& algorithm,
-                                 std::int64_t bytes) {
+CompactSchedule schedule_of(const Request& request, const std::string& algorithm,
+                            std::int64_t bytes) {
   return coll::generate(
       fmt::format("{}:{}:ranks={}:bytes={}", request.collective, algorithm, request.ranks, bytes));
 }
@@ -71,7 +71,7 @@ std::vector<double> confidence_of(const Request& request, const Selection& s) {
   for (std::size_t i = 0; i < s.sizes.size(); ++i) {
     // A schedule does not depend on the tables: generate each candidate's once per size and
     // time it on every draw.
-    std::vector<std::pair<std::string, sim::CompactSchedule>> candidates;
+    std::vector<std::pair<std::string, CompactSchedule>> candidates;
     for (const Curve& c : s.curves)
       if (c.seconds[i])
         candidates.emplace_back(c.algorithm, schedule_of(request, c.algorithm, s.sizes[i]));

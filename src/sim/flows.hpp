@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "links.hpp"
 
 namespace choreo::sim {

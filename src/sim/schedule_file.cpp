@@ -13,10 +13,10 @@
 #include "../core/goal_read.hpp"
 #include "../core/in_file.hpp"
 #include "../core/validate_detail.hpp"
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/io.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 
 namespace choreo::sim {
 namespace {

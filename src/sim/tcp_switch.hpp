@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/sim/engine.hpp"
 #include "links.hpp"
 

@@ -1,7 +1,7 @@
 // GOAL (LogGOPSim's schedule language) as choreo reads it: schedule_from_goal, and the
 // simulator's streaming reader (sim::compact_from_goal), which must agree with it.
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/goal_io.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "choreo/validate.hpp"
 #include "fuzz_support.hpp"
@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   if (read) fuzz::check_schedule(s);
   // The streaming reader checks op fields and self-dependencies as it builds: it may refuse
   // more than the Schedule reader, never less, and never what validate accepts.
-  sim::CompactSchedule streamed;
+  CompactSchedule streamed;
   const bool streamed_ok =
       fuzz::accepted([&] { streamed = sim::compact_from_goal(text).schedule; });
   fuzz::promise(!streamed_ok || read, "the streaming GOAL reader accepted what the reader refused");
@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
   const bool valid = fuzz::accepted([&] { validate(s); });
   fuzz::promise(streamed_ok || !valid, "the streaming GOAL reader refused a valid schedule");
   if (streamed_ok)
-    fuzz::promise(sim::expand(streamed) == sim::expand(sim::compact(s)),
+    fuzz::promise(choreo::expand(streamed) == choreo::expand(choreo::compact(s)),
                   "the streaming GOAL reader built another schedule");
   return 0;
 }

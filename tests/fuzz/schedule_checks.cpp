@@ -1,8 +1,8 @@
 #include "schedule_checks.hpp"
 
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/goal_io.hpp"
 #include "choreo/json_io.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/validate.hpp"
 #include "fuzz_support.hpp"
@@ -44,7 +44,7 @@ void check_schedule(const Schedule& s) {
   // What validate accepts, the simulator finishes.
   if (!accepted([&] { validate(s); }) || !small_enough_to_simulate(s)) return;
   sim::SimResult result;
-  promise(accepted([&] { result = sim::simulate(sim::compact(s), sim::SimOptions{}); }),
+  promise(accepted([&] { result = sim::simulate(choreo::compact(s), sim::SimOptions{}); }),
           "a schedule validate accepts simulates");
   promise(result.makespan >= 0, "the makespan is not negative");
 }

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/validate.hpp"
 #include "error_of.hpp"
@@ -26,7 +26,7 @@ using test::error_of;
 using ::testing::HasSubstr;
 
 /// Array by array: the compact form itself, not only what expand() makes of it.
-void expect_same_arrays(const sim::CompactSchedule& x, const sim::CompactSchedule& y,
+void expect_same_arrays(const CompactSchedule& x, const CompactSchedule& y,
                         const std::string& what) {
   const auto& a = x.arrays();
   const auto& b = y.arrays();
@@ -69,7 +69,7 @@ TEST(BinarySchedule, RoundTripsEveryGenerator) {
     bool built = false;
     for (int ranks : {1, 6, 8, 13}) {
       const std::string spec = spec_for(name, ranks);
-      sim::CompactSchedule c;
+      CompactSchedule c;
       try {
         c = coll::generate(spec);
       } catch (const Error&) {
@@ -77,18 +77,18 @@ TEST(BinarySchedule, RoundTripsEveryGenerator) {
       }
       built = true;
       // In memory and through a mapped file.
-      sim::BinaryScheduleInfo info;
-      const sim::CompactSchedule decoded = sim::decode_binary(sim::encode_binary(c, spec), spec);
+      BinaryScheduleInfo info;
+      const CompactSchedule decoded = decode_binary(encode_binary(c, spec), spec);
       const auto path = temp_file("generator.cbs");
-      sim::save_binary(c, spec, path);
-      const sim::CompactSchedule mapped = sim::load_binary(path, &info);
+      save_binary(c, spec, path);
+      const CompactSchedule mapped = load_binary(path, &info);
       EXPECT_EQ(info.algorithm, spec);
-      EXPECT_EQ(info.major, sim::kBinaryScheduleMajor);
+      EXPECT_EQ(info.major, kBinaryScheduleMajor);
       EXPECT_THAT(info.writer, HasSubstr("choreo "));
       EXPECT_EQ(info.file_bytes, std::filesystem::file_size(path));
       for (const auto* back : {&decoded, &mapped}) {
         expect_same_arrays(c, *back, spec);
-        EXPECT_EQ(sim::expand(*back, spec), sim::expand(c, spec)) << spec;
+        EXPECT_EQ(choreo::expand(*back, spec), choreo::expand(c, spec)) << spec;
         sim::SimOptions options;
         EXPECT_EQ(sim::simulate(*back, options).makespan, sim::simulate(c, options).makespan)
             << spec;
@@ -117,22 +117,22 @@ TEST(BinarySchedule, RoundTripsRandomSchedulesWithFirstOfGroups) {
           if (other.id != op.id && pick(0, 2) == 0) op.requires_any.push_back(other.id);
         groups += op.requires_any.empty() ? 0 : 1;
       }
-    sim::CompactSchedule c;
+    CompactSchedule c;
     try {
-      c = sim::compact(s);
+      c = choreo::compact(s);
     } catch (const Error&) {
       continue;  // out of the simulator's range (e.g. a calc beyond 10^15 ns)
     }
     s.algorithm = "random " + std::to_string(trial);
-    const std::string bytes = sim::encode_binary(c, s.algorithm);
-    sim::BinaryScheduleInfo info;
-    const sim::CompactSchedule back = sim::decode_binary(bytes, "random.cbs", &info);
+    const std::string bytes = encode_binary(c, s.algorithm);
+    BinaryScheduleInfo info;
+    const CompactSchedule back = decode_binary(bytes, "random.cbs", &info);
     expect_same_arrays(c, back, s.algorithm);
-    ASSERT_EQ(sim::expand(back, info.algorithm), sim::expand(c, s.algorithm)) << trial;
+    ASSERT_EQ(choreo::expand(back, info.algorithm), choreo::expand(c, s.algorithm)) << trial;
     // Through the files of the tools (.cbs -> Schedule, Schedule -> .cbs).
     const auto path = temp_file("random.cbs");
     save_schedule(s, path);
-    ASSERT_EQ(load_schedule(path), sim::expand(c, s.algorithm)) << trial;
+    ASSERT_EQ(load_schedule(path), choreo::expand(c, s.algorithm)) << trial;
   }
   EXPECT_GT(groups, 100);
 }
@@ -141,8 +141,8 @@ TEST(BinarySchedule, RoundTripsRandomSchedulesWithFirstOfGroups) {
 
 /// A small schedule with every list (irequires come from a hand-made one, groups from the
 /// resilient allreduce) and its bytes.
-sim::CompactSchedule small_schedule() {
-  sim::CompactBuilder b(3);
+CompactSchedule small_schedule() {
+  CompactBuilder b(3);
   b.begin_rank(0);
   b.send(1, 8);
   b.calc(5);
@@ -212,11 +212,11 @@ void poke(std::string& file, std::uint64_t at, T value) {
 }
 
 std::string decode_error(const std::string& file) {
-  return error_of([&] { sim::decode_binary(file, "bad.cbs"); });
+  return error_of([&] { decode_binary(file, "bad.cbs"); });
 }
 
 TEST(BinaryScheduleBadFiles, TheSmallFileIsGoodAndItsLayoutIsTheDocumentedOne) {
-  const std::string file = sim::encode_binary(small_schedule(), "small");
+  const std::string file = encode_binary(small_schedule(), "small");
   EXPECT_EQ(decode_error(file), "no error");
   EXPECT_EQ(cbs_offsets_of(file).end, file.size());
   EXPECT_EQ(file.size() % 64, 0U);
@@ -224,7 +224,7 @@ TEST(BinaryScheduleBadFiles, TheSmallFileIsGoodAndItsLayoutIsTheDocumentedOne) {
 }
 
 TEST(BinaryScheduleBadFiles, CutShortAtEveryByte) {
-  const std::string file = sim::encode_binary(small_schedule(), "small");
+  const std::string file = encode_binary(small_schedule(), "small");
   for (std::size_t n = 0; n < file.size(); ++n) {
     const std::string error = decode_error(file.substr(0, n));
     ASSERT_THAT(error, HasSubstr("bad.cbs: ")) << n;
@@ -237,7 +237,7 @@ TEST(BinaryScheduleBadFiles, CutShortAtEveryByte) {
 }
 
 TEST(BinaryScheduleBadFiles, AFlippedByteInTheHeader) {
-  const std::string file = sim::encode_binary(small_schedule(), "small");
+  const std::string file = encode_binary(small_schedule(), "small");
   const std::uint64_t header_bytes = cbs_offsets_of(file).first_op;
   for (std::size_t at = 0; at < header_bytes; ++at) {
     std::string bad = file;
@@ -255,18 +255,18 @@ TEST(BinaryScheduleBadFiles, AFlippedByteInTheHeader) {
 // Bit 0 of the flags says sim::validate passed when the file was written; no other bit means
 // anything yet.
 TEST(BinaryScheduleBadFiles, TheValidatedFlagAndNoOther) {
-  sim::BinaryScheduleInfo info;
-  sim::decode_binary(sim::encode_binary(small_schedule(), "small"), "a.cbs", &info);
+  BinaryScheduleInfo info;
+  decode_binary(encode_binary(small_schedule(), "small"), "a.cbs", &info);
   EXPECT_FALSE(info.validated);
-  std::string file = sim::encode_binary(small_schedule(), "small", true);
-  sim::decode_binary(file, "a.cbs", &info);
+  std::string file = encode_binary(small_schedule(), "small", true);
+  decode_binary(file, "a.cbs", &info);
   EXPECT_TRUE(info.validated);
   poke<std::uint32_t>(file, 80, 3);
   EXPECT_THAT(decode_error(file), HasSubstr("byte 80: unknown flags 0x3"));
 }
 
 TEST(BinaryScheduleBadFiles, WrongMagicFutureVersionBigEndian) {
-  const std::string file = sim::encode_binary(small_schedule(), "small");
+  const std::string file = encode_binary(small_schedule(), "small");
   std::string bad = file;
   bad[0] = 'X';
   EXPECT_THAT(decode_error(bad), HasSubstr("not a choreo binary schedule"));
@@ -282,7 +282,7 @@ TEST(BinaryScheduleBadFiles, WrongMagicFutureVersionBigEndian) {
 }
 
 TEST(BinaryScheduleBadFiles, ArraysThatBreakTheStructure) {
-  const std::string file = sim::encode_binary(small_schedule(), "small");
+  const std::string file = encode_binary(small_schedule(), "small");
   const Offsets o = cbs_offsets_of(file);
   const auto with = [&](auto change) {
     std::string bad = file;
@@ -347,9 +347,9 @@ TEST(BinaryScheduleBadFiles, ArraysThatBreakTheStructure) {
 TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) {
   std::mt19937_64 rng(2019);
   const std::vector<std::string> files = {
-      sim::encode_binary(small_schedule(), "small"),
-      sim::encode_binary(coll::generate("allreduce:recdbl:ranks=6:bytes=8"), "recdbl"),
-      sim::encode_binary(coll::generate("allreduce:resilient:ranks=4:bytes=8:T=1"), "groups")};
+      encode_binary(small_schedule(), "small"),
+      encode_binary(coll::generate("allreduce:recdbl:ranks=6:bytes=8"), "recdbl"),
+      encode_binary(coll::generate("allreduce:resilient:ranks=4:bytes=8:T=1"), "groups")};
   int accepted = 0, simulated = 0;
   for (int trial = 0; trial < 20000; ++trial) {
     std::string file = files[static_cast<std::size_t>(trial) % files.size()];
@@ -361,9 +361,9 @@ TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) 
                                                                         file.size() - 1)(rng);
       file[at] = static_cast<char>(std::uniform_int_distribution<int>(0, 255)(rng));
     }
-    sim::CompactSchedule c;
+    CompactSchedule c;
     try {
-      c = sim::decode_binary(file, "random.cbs");
+      c = decode_binary(file, "random.cbs");
     } catch (const Error&) {
       continue;
     }
@@ -383,18 +383,18 @@ TEST(BinaryScheduleBadFiles, RandomChangesAreErrorsOrSchedulesTheSimulatorRuns) 
 }
 
 TEST(BinaryScheduleBadFiles, MappedFiles) {
-  const sim::CompactSchedule small = small_schedule();
-  const std::string file = sim::encode_binary(small, "small");
+  const CompactSchedule small = small_schedule();
+  const std::string file = encode_binary(small, "small");
   const auto path = temp_file("mapped.cbs");
   const auto write = [&](const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   };
   write(file);
-  expect_same_arrays(sim::load_binary(path), small, "mapped");
+  expect_same_arrays(load_binary(path), small, "mapped");
   // The mapping outlives every other copy of the schedule.
-  sim::CompactSchedule copy;
+  CompactSchedule copy;
   {
-    const sim::CompactSchedule loaded = sim::load_binary(path);
+    const CompactSchedule loaded = load_binary(path);
     copy = loaded;
   }
   std::filesystem::remove(path);
@@ -403,29 +403,28 @@ TEST(BinaryScheduleBadFiles, MappedFiles) {
   // whole: the writer renames a new file over the old one.
   write(file);
   {
-    const sim::CompactSchedule loaded = sim::load_binary(path);
-    sim::save_binary(loaded, "again", path);
+    const CompactSchedule loaded = load_binary(path);
+    save_binary(loaded, "again", path);
     expect_same_arrays(loaded, small, "mapping written over");
-    sim::BinaryScheduleInfo info;
-    expect_same_arrays(sim::load_binary(path, &info), small, "written over");
+    BinaryScheduleInfo info;
+    expect_same_arrays(load_binary(path, &info), small, "written over");
     EXPECT_EQ(info.algorithm, "again");
   }
   for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{127}, std::size_t{128},
                         file.size() / 2, file.size() - 1}) {
     write(file.substr(0, n));
-    EXPECT_THAT(error_of([&] { sim::load_binary(path); }), HasSubstr(path.string() + ": ")) << n;
+    EXPECT_THAT(error_of([&] { load_binary(path); }), HasSubstr(path.string() + ": ")) << n;
   }
-  EXPECT_THAT(error_of([&] { sim::load_binary(temp_file("no such file.cbs")); }),
+  EXPECT_THAT(error_of([&] { load_binary(temp_file("no such file.cbs")); }),
               HasSubstr("no such file"));
-  EXPECT_THAT(error_of([&] { sim::load_binary(::testing::TempDir()); }), HasSubstr("not a file"));
+  EXPECT_THAT(error_of([&] { load_binary(::testing::TempDir()); }), HasSubstr("not a file"));
 }
 
 TEST(BinaryScheduleBadFiles, WriterRefusesWhatTheReaderWould) {
-  EXPECT_THAT(error_of([] { sim::encode_binary(small_schedule(), std::string(5000, 'a')); }),
+  EXPECT_THAT(error_of([] { encode_binary(small_schedule(), std::string(5000, 'a')); }),
               HasSubstr("at most 4096"));
-  EXPECT_THAT(error_of([] { sim::encode_binary(small_schedule(), "\xff"); }),
-              HasSubstr("not UTF-8"));
-  EXPECT_THAT(error_of([] { sim::save_binary(small_schedule(), "x", "/no/such/dir/x.cbs"); }),
+  EXPECT_THAT(error_of([] { encode_binary(small_schedule(), "\xff"); }), HasSubstr("not UTF-8"));
+  EXPECT_THAT(error_of([] { save_binary(small_schedule(), "x", "/no/such/dir/x.cbs"); }),
               HasSubstr("cannot write"));
 }
 

@@ -180,14 +180,14 @@ void expect_everyone_holds_everything(const Schedule& s, Combine combine) {
 
 TEST(CollAllreduceRecursiveDoubling, ValidatesForManyRankCounts) {
   for (int p : kRankCounts)
-    EXPECT_NO_THROW(validate(sim::expand(coll::allreduce_recursive_doubling(p, 64, 10))))
+    EXPECT_NO_THROW(validate(choreo::expand(coll::allreduce_recursive_doubling(p, 64, 10))))
         << "P = " << p;
 }
 
 TEST(CollAllreduceRecursiveDoubling, CountsMatchClosedForms) {
   for (int p : kRankCounts) {
     const int p2 = 1 << log2_floor(p), k = log2_floor(p), rem = p - p2;
-    const Totals t = totals(sim::expand(coll::allreduce_recursive_doubling(p, 8, 100)));
+    const Totals t = totals(choreo::expand(coll::allreduce_recursive_doubling(p, 8, 100)));
     // Butterfly: p2 ranks x k rounds; the fold: one message in and one out per folded pair.
     const std::int64_t messages = std::int64_t{p2} * k + 2 * rem;
     EXPECT_EQ(t.sends, messages) << "P = " << p;
@@ -198,19 +198,19 @@ TEST(CollAllreduceRecursiveDoubling, CountsMatchClosedForms) {
 }
 
 TEST(CollAllreduceRecursiveDoubling, PowerOfTwoHasPKSends) {
-  const Totals t = totals(sim::expand(coll::allreduce_recursive_doubling(16, 4)));
+  const Totals t = totals(choreo::expand(coll::allreduce_recursive_doubling(16, 4)));
   EXPECT_EQ(t.sends, 16 * 4);
   EXPECT_EQ(t.ops, 16 * 4 * 3);
 }
 
 TEST(CollAllreduceRecursiveDoubling, SumsEveryContributionExactlyOnce) {
   for (int p : kRankCounts)
-    expect_everyone_holds_everything(sim::expand(coll::allreduce_recursive_doubling(p, 8)),
+    expect_everyone_holds_everything(choreo::expand(coll::allreduce_recursive_doubling(p, 8)),
                                      Combine::Sum);
 }
 
 TEST(CollAllreduceRecursiveDoubling, RoundShapeOnFourRanks) {
-  const Schedule s = sim::expand(coll::allreduce_recursive_doubling(4, 32, 7));
+  const Schedule s = choreo::expand(coll::allreduce_recursive_doubling(4, 32, 7));
   const auto& ops = s.programs[1].ops;
   ASSERT_EQ(ops.size(), 6u);
   // Round 0 with 1 XOR 1 = 0, round 1 with 1 XOR 2 = 3; tag = round.
@@ -230,7 +230,7 @@ TEST(CollAllreduceRecursiveDoubling, RoundShapeOnFourRanks) {
 
 TEST(CollAllreduceRecursiveDoubling, FoldsOddRanksIntoEvenOnes) {
   // P = 6: p2 = 4, rem = 2; ranks 1 and 3 fold into 0 and 2.
-  const Schedule s = sim::expand(coll::allreduce_recursive_doubling(6, 8));
+  const Schedule s = choreo::expand(coll::allreduce_recursive_doubling(6, 8));
   const auto& odd = s.programs[1].ops;
   ASSERT_EQ(odd.size(), 2u);
   EXPECT_EQ(odd[0].kind, OpKind::Send);
@@ -267,13 +267,13 @@ TEST(CollAllreduceRecursiveDoubling, RejectsBadArguments) {
 TEST(CollBcastBinomial, ValidatesForManyRankCountsAndRoots) {
   for (int p : kRankCounts)
     for (int root : {0, p / 2, p - 1})
-      EXPECT_NO_THROW(validate(sim::expand(coll::bcast_binomial(p, 1000, root))))
+      EXPECT_NO_THROW(validate(choreo::expand(coll::bcast_binomial(p, 1000, root))))
           << "P = " << p << " root " << root;
 }
 
 TEST(CollBcastBinomial, SendsPMinusOneMessages) {
   for (int p : kRankCounts) {
-    const Totals t = totals(sim::expand(coll::bcast_binomial(p, 1000, p / 2)));
+    const Totals t = totals(choreo::expand(coll::bcast_binomial(p, 1000, p / 2)));
     EXPECT_EQ(t.sends, p - 1);
     EXPECT_EQ(t.recvs, p - 1);
     EXPECT_EQ(t.send_bytes, 1000 * (p - 1));
@@ -283,7 +283,7 @@ TEST(CollBcastBinomial, SendsPMinusOneMessages) {
 TEST(CollBcastBinomial, EveryRankGetsTheRootsData) {
   for (int p : kRankCounts) {
     for (int root : {0, p / 2, p - 1}) {
-      Replay replay(sim::expand(coll::bcast_binomial(p, 64, root)), Combine::Union);
+      Replay replay(choreo::expand(coll::bcast_binomial(p, 64, root)), Combine::Union);
       ASSERT_TRUE(replay.run()) << "P = " << p;
       for (int r = 0; r < p; ++r)
         EXPECT_EQ(replay.held(r)[static_cast<std::size_t>(root)], 1)
@@ -303,7 +303,7 @@ std::vector<std::pair<OpKind, int>> shape(const Schedule& s, int rank) {
 TEST(CollBcastBinomial, FollowsMpichTreeAndOrder) {
   using P = std::pair<OpKind, int>;
   const auto S = OpKind::Send, R = OpKind::Recv;
-  const Schedule s = sim::expand(coll::bcast_binomial(8, 1));
+  const Schedule s = choreo::expand(coll::bcast_binomial(8, 1));
   EXPECT_THAT(shape(s, 0), ElementsAre(P{S, 4}, P{S, 2}, P{S, 1}));
   EXPECT_THAT(shape(s, 4), ElementsAre(P{R, 0}, P{S, 6}, P{S, 5}));
   EXPECT_THAT(shape(s, 6), ElementsAre(P{R, 4}, P{S, 7}));
@@ -317,7 +317,7 @@ TEST(CollBcastBinomial, FollowsMpichTreeAndOrder) {
   EXPECT_EQ(s.programs[6].ops[1].tag, 2);
   EXPECT_EQ(s.programs[0].ops[2].tag, 2);
   // P = 5, root 3: relative ranks 0..4 are real 3, 4, 0, 1, 2.
-  const Schedule t = sim::expand(coll::bcast_binomial(5, 1, 3));
+  const Schedule t = choreo::expand(coll::bcast_binomial(5, 1, 3));
   EXPECT_THAT(shape(t, 3), ElementsAre(P{S, 2}, P{S, 0}, P{S, 4}));
   EXPECT_THAT(shape(t, 0), ElementsAre(P{R, 3}, P{S, 1}));
   EXPECT_THAT(shape(t, 2), ElementsAre(P{R, 3}));
@@ -340,12 +340,12 @@ TEST(CollBcastBinomial, RejectsBadArguments) {
 
 TEST(CollAllgatherRing, ValidatesForManyRankCounts) {
   for (int p : kRankCounts)
-    EXPECT_NO_THROW(validate(sim::expand(coll::allgather_ring(p, 4096)))) << "P = " << p;
+    EXPECT_NO_THROW(validate(choreo::expand(coll::allgather_ring(p, 4096)))) << "P = " << p;
 }
 
 TEST(CollAllgatherRing, SendsPTimesPMinusOneBlocks) {
   for (int p : kRankCounts) {
-    const Schedule s = sim::expand(coll::allgather_ring(p, 4096));
+    const Schedule s = choreo::expand(coll::allgather_ring(p, 4096));
     const Totals t = totals(s);
     EXPECT_EQ(t.sends, std::int64_t{p} * (p - 1));
     EXPECT_EQ(t.send_bytes, std::int64_t{4096} * p * (p - 1));
@@ -356,7 +356,7 @@ TEST(CollAllgatherRing, SendsPTimesPMinusOneBlocks) {
 
 TEST(CollAllgatherRing, EveryRankGathersEveryBlock) {
   for (int p : kRankCounts)
-    expect_everyone_holds_everything(sim::expand(coll::allgather_ring(p, 8)), Combine::Union);
+    expect_everyone_holds_everything(choreo::expand(coll::allgather_ring(p, 8)), Combine::Union);
 }
 
 TEST(CollAllgatherRing, RejectsBadArguments) {
@@ -368,7 +368,7 @@ TEST(CollAllgatherRing, RejectsBadArguments) {
 TEST(CollAllgatherRecursiveDoubling, ValidatesForPowersOfTwo) {
   for (int p : kRankCounts) {
     if (!is_power_of_two(p)) continue;
-    EXPECT_NO_THROW(validate(sim::expand(coll::allgather_recursive_doubling(p, 64))))
+    EXPECT_NO_THROW(validate(choreo::expand(coll::allgather_recursive_doubling(p, 64))))
         << "P = " << p;
   }
 }
@@ -376,7 +376,7 @@ TEST(CollAllgatherRecursiveDoubling, ValidatesForPowersOfTwo) {
 TEST(CollAllgatherRecursiveDoubling, CountsMatchClosedForms) {
   for (int p : {1, 2, 4, 8, 16, 64}) {
     const int k = log2_floor(p);
-    const Totals t = totals(sim::expand(coll::allgather_recursive_doubling(p, 64)));
+    const Totals t = totals(choreo::expand(coll::allgather_recursive_doubling(p, 64)));
     EXPECT_EQ(t.sends, std::int64_t{p} * k);
     // Round i moves 64 * 2^i per rank: sum over rounds is 64 * (P - 1) per rank.
     EXPECT_EQ(t.send_bytes, std::int64_t{64} * p * (p - 1));
@@ -385,7 +385,7 @@ TEST(CollAllgatherRecursiveDoubling, CountsMatchClosedForms) {
 
 TEST(CollAllgatherRecursiveDoubling, EveryRankGathersEveryBlock) {
   for (int p : {1, 2, 4, 8, 16, 32})
-    expect_everyone_holds_everything(sim::expand(coll::allgather_recursive_doubling(p, 8)),
+    expect_everyone_holds_everything(choreo::expand(coll::allgather_recursive_doubling(p, 8)),
                                      Combine::Union);
 }
 
@@ -404,7 +404,7 @@ TEST(CollScale, BuildsFourThousandRanks) {
   const auto allreduce = coll::allreduce_recursive_doubling(kP, 8, 100);
   EXPECT_EQ(allreduce.op_count(), std::size_t{3} * 12 * kP);
   EXPECT_EQ(allreduce.ranks(), kP);
-  EXPECT_NO_THROW(validate(sim::expand(allreduce)));
+  EXPECT_NO_THROW(validate(choreo::expand(allreduce)));
   EXPECT_EQ(coll::bcast_binomial(kP, 8, 17).op_count(), std::size_t{2} * (kP - 1));
   EXPECT_EQ(coll::allgather_recursive_doubling(kP, 8).op_count(), std::size_t{2} * 12 * kP);
   EXPECT_EQ(coll::allreduce_recursive_doubling(kP + 5, 8).op_count(),
@@ -424,15 +424,14 @@ std::string error_of(const std::string& spec) {
 }
 
 TEST(CollRegistry, ListsGenerators) {
-  EXPECT_THAT(coll::generator_names(),
-              ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner",
-                          "allreduce:resilient", "bcast:binomial", "bcast:split_bintree",
-                          "bcast:scatter_allgather",
-                          "bcast:kary_pipeline", "bcast:multitree", "allgather:ring",
-                          "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
-                          "alltoall:pairwise", "alltoall:bruck", "barrier:dissemination",
-                          "reduce:binomial", "gather:binomial", "gather:linear_sync",
-                          "scatter:binomial", "scatter:linear"));
+  EXPECT_THAT(
+      coll::generator_names(),
+      ElementsAre("allreduce:recdbl", "allreduce:ring", "allreduce:rabenseifner",
+                  "allreduce:resilient", "bcast:binomial", "bcast:split_bintree",
+                  "bcast:scatter_allgather", "bcast:kary_pipeline", "bcast:multitree",
+                  "allgather:ring", "allgather:recdbl", "allgather:bruck", "allgather:neighbor",
+                  "alltoall:pairwise", "alltoall:bruck", "barrier:dissemination", "reduce:binomial",
+                  "gather:binomial", "gather:linear_sync", "scatter:binomial", "scatter:linear"));
 }
 
 // The generators for recorded collectives (choreo import): what reaches the root, or leaves
@@ -446,34 +445,35 @@ TEST(CollRegistry, RootedTreesMoveEveryBlockThroughTheRoot) {
           if (op.kind == kind) total += op.bytes;
         return total;
       };
-      EXPECT_EQ(root_bytes(sim::expand(coll::gather_binomial(ranks, 10, root)), OpKind::Recv),
+      EXPECT_EQ(root_bytes(choreo::expand(coll::gather_binomial(ranks, 10, root)), OpKind::Recv),
                 10 * (ranks - 1));
-      EXPECT_EQ(root_bytes(sim::expand(coll::scatter_binomial(ranks, 10, root)), OpKind::Send),
+      EXPECT_EQ(root_bytes(choreo::expand(coll::scatter_binomial(ranks, 10, root)), OpKind::Send),
                 10 * (ranks - 1));
-      const Schedule reduce = sim::expand(coll::reduce_binomial(ranks, 8, root));
+      const Schedule reduce = choreo::expand(coll::reduce_binomial(ranks, 8, root));
       EXPECT_EQ(reduce.message_count(), ranks - 1);
       EXPECT_EQ(root_bytes(reduce, OpKind::Send), 0);
     }
-  EXPECT_EQ(sim::expand(coll::barrier_dissemination(5)).message_count(), 5 * 3);
-  EXPECT_EQ(sim::expand(coll::barrier_dissemination(1)).message_count(), 0);
+  EXPECT_EQ(choreo::expand(coll::barrier_dissemination(5)).message_count(), 5 * 3);
+  EXPECT_EQ(choreo::expand(coll::barrier_dissemination(1)).message_count(), 0);
 }
 
 TEST(CollRegistry, BuildsWhatTheSpecSays) {
-  const Schedule a = sim::expand(coll::generate("allreduce:recdbl:ranks=8:bytes=16:reduce_ns=100"));
-  EXPECT_EQ(a, sim::expand(coll::allreduce_recursive_doubling(8, 16, 100)));
-  const Schedule b = sim::expand(coll::generate("bcast:binomial:bytes=65536:root=3:ranks=13"));
-  EXPECT_EQ(b, sim::expand(coll::bcast_binomial(13, 65536, 3)));
-  const Schedule c = sim::expand(coll::generate("allgather:ring:ranks=24:bytes=1048576"));
-  EXPECT_EQ(c, sim::expand(coll::allgather_ring(24, 1048576)));
-  const Schedule d = sim::expand(coll::generate("allgather:recdbl:ranks=16:bytes=64"));
-  EXPECT_EQ(d, sim::expand(coll::allgather_recursive_doubling(16, 64)));
+  const Schedule a =
+      choreo::expand(coll::generate("allreduce:recdbl:ranks=8:bytes=16:reduce_ns=100"));
+  EXPECT_EQ(a, choreo::expand(coll::allreduce_recursive_doubling(8, 16, 100)));
+  const Schedule b = choreo::expand(coll::generate("bcast:binomial:bytes=65536:root=3:ranks=13"));
+  EXPECT_EQ(b, choreo::expand(coll::bcast_binomial(13, 65536, 3)));
+  const Schedule c = choreo::expand(coll::generate("allgather:ring:ranks=24:bytes=1048576"));
+  EXPECT_EQ(c, choreo::expand(coll::allgather_ring(24, 1048576)));
+  const Schedule d = choreo::expand(coll::generate("allgather:recdbl:ranks=16:bytes=64"));
+  EXPECT_EQ(d, choreo::expand(coll::allgather_recursive_doubling(16, 64)));
 }
 
 TEST(CollRegistry, OptionalKeysDefault) {
-  EXPECT_EQ(sim::expand(coll::generate("allreduce:recdbl:ranks=5:bytes=8")),
-            sim::expand(coll::allreduce_recursive_doubling(5, 8, 0)));
-  EXPECT_EQ(sim::expand(coll::generate("bcast:binomial:ranks=5:bytes=8")),
-            sim::expand(coll::bcast_binomial(5, 8, 0)));
+  EXPECT_EQ(choreo::expand(coll::generate("allreduce:recdbl:ranks=5:bytes=8")),
+            choreo::expand(coll::allreduce_recursive_doubling(5, 8, 0)));
+  EXPECT_EQ(choreo::expand(coll::generate("bcast:binomial:ranks=5:bytes=8")),
+            choreo::expand(coll::bcast_binomial(5, 8, 0)));
 }
 
 TEST(CollRegistry, ErrorMessages) {

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/validate.hpp"
 
@@ -702,7 +702,7 @@ void bruck_alltoall_copies(const Schedule& s, int p) {
 struct Case {
   std::string name;
   Data data;
-  std::function<sim::CompactSchedule(int, i64)> build;
+  std::function<CompactSchedule(int, i64)> build;
   std::function<Reference(int, i64)> reference;
   std::function<i64(int, i64)> total_bytes;  ///< closed form of all bytes sent
   CopyRules copy_rules;
@@ -788,7 +788,7 @@ TEST_P(CollGenerator, MatchesReferenceAndMovesEveryBlockOnce) {
     if (c.even_ranks_only && p % 2 != 0) continue;
     for (i64 bytes : kByteCounts) {
       SCOPED_TRACE(c.name + " P=" + std::to_string(p) + " bytes=" + std::to_string(bytes));
-      const Schedule s = sim::expand(c.build(p, bytes));
+      const Schedule s = choreo::expand(c.build(p, bytes));
       const Reference ref = c.reference(p, bytes);
       ASSERT_EQ(s.ranks, p);
       // (a)
@@ -815,8 +815,8 @@ TEST_P(CollGenerator, ValidatesAndSimulatesEagerAndRendezvous) {
     if (c.even_ranks_only && p % 2 != 0) continue;
     for (i64 bytes : kByteCounts) {
       SCOPED_TRACE(c.name + " P=" + std::to_string(p) + " bytes=" + std::to_string(bytes));
-      const sim::CompactSchedule compact = c.build(p, bytes);
-      EXPECT_NO_THROW(validate(sim::expand(compact)));
+      const CompactSchedule compact = c.build(p, bytes);
+      EXPECT_NO_THROW(validate(choreo::expand(compact)));
       for (i64 eager_limit : {i64{65535}, i64{0}}) {  // S = 0: every message is rendezvous
         sim::SimOptions options;
         options.params.S = eager_limit;
@@ -843,7 +843,7 @@ INSTANTIATE_TEST_SUITE_P(All, CollGenerator, ::testing::ValuesIn(case_names()), 
 TEST(CollGeneratorShape, BruckAllgatherMatchesPaperFigure2) {
   // P = 6, M = 10: steps of 1, 2 and min(4, 2) = 2 blocks; rank 1 copies 10, 50, 10, 50
   // (paper 001 times rank 1's copies: M and two of (P-1)M).
-  const Schedule s = sim::expand(coll::allgather_bruck(6, 10));
+  const Schedule s = choreo::expand(coll::allgather_bruck(6, 10));
   std::vector<std::tuple<OpKind, int, i64, int>> ops;  // kind, peer, bytes, tag
   for (const Op& op : s.programs[1].ops)
     ops.emplace_back(op.kind, op.is_message() ? op.peer : -1, op.bytes,
@@ -859,28 +859,28 @@ TEST(CollGeneratorShape, BruckAllgatherMatchesPaperFigure2) {
 TEST(CollGeneratorShape, BcastPiecesShortenAtTheEnd) {
   // 10 bytes on 4 ranks: pieces of 3, 3, 3, 1. Root 0 sends pieces 2-3 (4 B) to 2, piece 1
   // (3 B) to 1; 2 sends piece 3 (1 B) to 3. Then the ring of pieces.
-  const Schedule s = sim::expand(coll::bcast_scatter_allgather(4, 10));
+  const Schedule s = choreo::expand(coll::bcast_scatter_allgather(4, 10));
   std::multiset<Triple> scatter;
   for (int r = 0; r < 4; ++r)
     for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)
       if (op.kind == OpKind::Send && op.tag < 2) scatter.insert({r, op.peer, op.bytes});
   EXPECT_EQ(scatter, (std::multiset<Triple>{{0, 2, 4}, {0, 1, 3}, {2, 3, 1}}));
   // 2 bytes on 4 ranks: pieces 1, 1, 0, 0: nothing goes to 2 or 3 in the scatter.
-  const Schedule t = sim::expand(coll::bcast_scatter_allgather(4, 2));
+  const Schedule t = choreo::expand(coll::bcast_scatter_allgather(4, 2));
   EXPECT_TRUE(t.programs[3].ops.empty() ||
               std::ranges::none_of(t.programs[3].ops, [](const Op& op) { return op.tag < 2; }));
 }
 
 TEST(CollGeneratorShape, AllreduceCalcsScaleWithTheChunk) {
   // 10 bytes on 4 ranks: chunks 3, 3, 2, 2; reduce_ns 1000 per full vector: 300 or 200 ns.
-  const Schedule s = sim::expand(coll::allreduce_ring(4, 10, 1000));
+  const Schedule s = choreo::expand(coll::allreduce_ring(4, 10, 1000));
   std::vector<i64> calcs;
   for (const Op& op : s.programs[0].ops)
     if (op.kind == OpKind::Calc) calcs.push_back(op.nanoseconds);
   // Rank 0 receives chunks 3, 2, 1 in the reduce-scatter.
   EXPECT_THAT(calcs, ::testing::ElementsAre(200, 200, 300));
   // Rabenseifner on 5 ranks: rank 0 stands in for 1 and reduces the whole vector first.
-  const Schedule t = sim::expand(coll::allreduce_rabenseifner(5, 10, 1000));
+  const Schedule t = choreo::expand(coll::allreduce_rabenseifner(5, 10, 1000));
   ASSERT_GE(t.programs[0].ops.size(), 2u);
   EXPECT_EQ(t.programs[0].ops[1].kind, OpKind::Calc);
   EXPECT_EQ(t.programs[0].ops[1].nanoseconds, 1000);
@@ -896,7 +896,7 @@ TEST(CollGeneratorShape, ZeroBytesMoveNothing) {
 
 TEST(CollGeneratorShape, RecursiveDoublingAllgatherKeepsItsPowerOfTwoShape) {
   // Unchanged for powers of two: round i, tag i, 2^i blocks, both ops requiring recv_{i-1}.
-  const Schedule s = sim::expand(coll::allgather_recursive_doubling(8, 4));
+  const Schedule s = choreo::expand(coll::allgather_recursive_doubling(8, 4));
   const auto& ops = s.programs[5].ops;
   ASSERT_EQ(ops.size(), 6u);
   for (int i = 0; i < 3; ++i) {
@@ -974,8 +974,8 @@ TEST(CollGeneratorErrors, RejectOverflowAndTooManyOps) {
 // Registry
 
 TEST(CollGeneratorRegistry, SpecsBuildTheGenerators) {
-  auto same = [](const std::string& spec, const sim::CompactSchedule& direct) {
-    EXPECT_EQ(sim::expand(coll::generate(spec)), sim::expand(direct)) << spec;
+  auto same = [](const std::string& spec, const CompactSchedule& direct) {
+    EXPECT_EQ(choreo::expand(coll::generate(spec)), choreo::expand(direct)) << spec;
   };
   same("allgather:bruck:ranks=7:bytes=100", coll::allgather_bruck(7, 100));
   same("allgather:recdbl:ranks=6:bytes=100", coll::allgather_recursive_doubling(6, 100));

@@ -25,7 +25,7 @@ std::vector<Call> calls(const Schedule& s, int rank) {
 
 // 5 ranks, root 2, 3000-byte blocks, 1024-byte first segments: ranks 3, 4, 0, 1 in turn.
 TEST(CollOpenMpi, GatherLinearSyncIsOpenMpisLoop) {
-  const Schedule s = sim::expand(coll::gather_linear_sync(5, 3000, 2, 1024));
+  const Schedule s = choreo::expand(coll::gather_linear_sync(5, 3000, 2, 1024));
   std::vector<Call> root;
   for (int from : {3, 4, 0, 1}) {
     root.emplace_back(OpKind::Recv, from, 1024, 1);
@@ -40,7 +40,7 @@ TEST(CollOpenMpi, GatherLinearSyncIsOpenMpisLoop) {
                   {OpKind::Recv, 2, 0, 0}, {OpKind::Send, 2, 1024, 1}, {OpKind::Send, 2, 1976, 2}}))
         << r;
   // A block no larger than the first segment goes in one message.
-  EXPECT_EQ(calls(sim::expand(coll::gather_linear_sync(2, 500, 0, 1024)), 1),
+  EXPECT_EQ(calls(choreo::expand(coll::gather_linear_sync(2, 500, 0, 1024)), 1),
             (std::vector<Call>{{OpKind::Recv, 0, 0, 0}, {OpKind::Send, 0, 500, 1}}));
 }
 
@@ -52,7 +52,7 @@ TEST(CollOpenMpi, GatherLinearSyncLetsOneRankStartAtATime) {
   options.record_ops = true;
   const auto compact = coll::gather_linear_sync(ranks, 5000, 0, 1024);
   const sim::SimResult r = sim::simulate(compact, options);
-  const Schedule s = sim::expand(compact);
+  const Schedule s = choreo::expand(compact);
   const auto first = compact.first_op(0);
   // Root ops per rank k = 1..5: recv head (3k-3), send go-ahead (3k-2), recv rest (3k-1).
   for (int k = 2; k < ranks; ++k) {
@@ -74,7 +74,7 @@ TEST(CollOpenMpi, ScatterLinearClosedForm) {
   sim::SimOptions options;
   const sim::SimResult r = sim::simulate(coll::scatter_linear(5, s, 0), options);
   EXPECT_EQ(r.makespan, last_leaves + p.o + p.L + p.o + std::llround((s - 1) * p.G));
-  const Schedule sched = sim::expand(coll::scatter_linear(5, s, 3));
+  const Schedule sched = choreo::expand(coll::scatter_linear(5, s, 3));
   EXPECT_EQ(calls(sched, 3), (std::vector<Call>{{OpKind::Send, 0, s, 0},
                                                 {OpKind::Send, 1, s, 0},
                                                 {OpKind::Send, 2, s, 0},
@@ -86,7 +86,7 @@ TEST(CollOpenMpi, ScatterLinearClosedForm) {
 // (odd, first half) has the child 3, s = 2 (second half) is a leaf. Then 1 and 2 swap halves
 // and the root sends the second half to 3, which has no partner (tag 2: the piece count).
 TEST(CollOpenMpi, SplitBinaryTreeBcastIsOpenMpisLoop) {
-  const Schedule s = sim::expand(coll::bcast_split_bintree(4, 3000, 0, 1024));
+  const Schedule s = choreo::expand(coll::bcast_split_bintree(4, 3000, 0, 1024));
   EXPECT_EQ(calls(s, 0), (std::vector<Call>{{OpKind::Send, 1, 1024, 0},
                                             {OpKind::Send, 2, 1024, 0},
                                             {OpKind::Send, 1, 476, 1},
@@ -111,7 +111,7 @@ TEST(CollOpenMpi, SplitBinaryTreeBcastIsOpenMpisLoop) {
 TEST(CollOpenMpi, SplitBinaryTreeBcastDeliversEveryByte) {
   for (int ranks : {2, 3, 5, 8, 13, 64})
     for (int root : {0, ranks - 1}) {
-      const Schedule s = sim::expand(coll::bcast_split_bintree(ranks, 64512, root, 1024));
+      const Schedule s = choreo::expand(coll::bcast_split_bintree(ranks, 64512, root, 1024));
       for (int r = 0; r < ranks; ++r) {
         std::int64_t in = 0;
         for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)

@@ -26,8 +26,8 @@
 
 #include "choreo/coll.hpp"
 #include "choreo/coll_pipeline.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/validate.hpp"
 // choreo sim's router, to route the torus trees' messages independently of the generator.
@@ -80,15 +80,15 @@ struct Case {
 };
 
 /// (a), (b) and (d) for the trees given as parents[part][rank] (-1 for the root).
-void check_broadcast_down(const sim::CompactSchedule& s, const Case& c,
+void check_broadcast_down(const CompactSchedule& s, const Case& c,
                           const std::vector<std::vector<int>>& parents) {
   const auto segments = reference_segments(c.bytes, c.parts, c.segment);
   ASSERT_EQ(s.ranks(), c.ranks);
   for (int r = 0; r < c.ranks; ++r) {
     std::vector<int> received(static_cast<std::size_t>(c.bytes), 0);
-    std::map<int, sim::OpIndex> recv_of_tag;
+    std::map<int, OpIndex> recv_of_tag;
     std::map<int, std::multiset<int>> sent_to;  // tag -> destinations
-    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+    for (OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
       const int g = s.tag(op);
       ASSERT_GE(g, 0);
       ASSERT_LT(g, static_cast<int>(segments.size()));
@@ -108,7 +108,7 @@ void check_broadcast_down(const sim::CompactSchedule& s, const Case& c,
           ASSERT_TRUE(recv_of_tag.contains(g))
               << "rank " << r << " sends segment " << g << " before receiving it";
           bool found = false;
-          s.for_each_completed_dependent(recv_of_tag[g], [&](sim::OpIndex d) { found |= d == op; });
+          s.for_each_completed_dependent(recv_of_tag[g], [&](OpIndex d) { found |= d == op; });
           ASSERT_TRUE(found) << "rank " << r << " segment " << g << " send does not wait";
         }
       }
@@ -124,10 +124,10 @@ void check_broadcast_down(const sim::CompactSchedule& s, const Case& c,
     for (i64 b = 0; b < c.bytes; ++b)
       ASSERT_EQ(received[static_cast<std::size_t>(b)], 1) << "rank " << r << " byte " << b;
   }
-  validate(sim::expand(s));
+  validate(choreo::expand(s));
 }
 
-void check_broadcast(const sim::CompactSchedule& s, const Case& c) {
+void check_broadcast(const CompactSchedule& s, const Case& c) {
   std::vector<std::vector<int>> parents;
   for (int t = 0; t < c.parts; ++t)
     parents.push_back(reference_parents(c.ranks, c.root, c.arity, t));
@@ -260,10 +260,10 @@ TEST(CollPipeline, HockneyRuleBalancesLatencyAndBandwidth) {
 
 TEST(CollPipeline, RegistryBuildsTheSameSchedules) {
   const auto a =
-      sim::expand(coll::generate("bcast:multitree:ranks=7:bytes=1001:root=3:segment=100"));
-  EXPECT_EQ(a, sim::expand(coll::bcast_multitree(7, 1001, 3, 3, 3, 100)));
-  const auto b = sim::expand(coll::generate("bcast:kary_pipeline:ranks=9:bytes=5000:arity=3"));
-  EXPECT_EQ(b, sim::expand(coll::bcast_kary_pipeline(9, 5000, 0, 3, 0)));
+      choreo::expand(coll::generate("bcast:multitree:ranks=7:bytes=1001:root=3:segment=100"));
+  EXPECT_EQ(a, choreo::expand(coll::bcast_multitree(7, 1001, 3, 3, 3, 100)));
+  const auto b = choreo::expand(coll::generate("bcast:kary_pipeline:ranks=9:bytes=5000:arity=3"));
+  EXPECT_EQ(b, choreo::expand(coll::bcast_kary_pipeline(9, 5000, 0, 3, 0)));
 }
 
 TEST(CollPipeline, RefusesTreesThatCannotBeInteriorDisjoint) {
@@ -287,12 +287,12 @@ std::string torus_name(const std::array<int, 3>& dims) {
 
 /// Tree of each part as the schedule's receives give it: parents[part][rank], asserting that
 /// every receive of a part on a rank comes from the same peer.
-std::vector<std::vector<int>> parents_from_receives(const sim::CompactSchedule& s, const Case& c) {
+std::vector<std::vector<int>> parents_from_receives(const CompactSchedule& s, const Case& c) {
   const auto segments = reference_segments(c.bytes, c.parts, c.segment);
   std::vector<std::vector<int>> parents(static_cast<std::size_t>(c.parts),
                                         std::vector<int>(static_cast<std::size_t>(c.ranks), -1));
   for (int r = 0; r < c.ranks; ++r)
-    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+    for (OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
       if (s.kind(op) != OpKind::Recv) continue;
       const auto part =
           static_cast<std::size_t>(segments[static_cast<std::size_t>(s.tag(op))].part);
@@ -365,9 +365,9 @@ TEST(CollPipeline, TorusMultitreeMovesEveryByteOnceBetweenNeighbours) {
           if (HasFailure()) return;
         }
   }
-  EXPECT_EQ(sim::expand(coll::generate("bcast:multitree:ranks=60:bytes=1001:root=7:segment=100:"
-                                       "x=4:y=3:z=5")),
-            sim::expand(coll::bcast_multitree_torus({4, 3, 5}, 1001, 7, 100)));
+  EXPECT_EQ(choreo::expand(coll::generate("bcast:multitree:ranks=60:bytes=1001:root=7:segment=100:"
+                                          "x=4:y=3:z=5")),
+            choreo::expand(coll::bcast_multitree_torus({4, 3, 5}, 1001, 7, 100)));
   EXPECT_THROW(coll::generate("bcast:multitree:ranks=27:bytes=100:x=3:y=3:z=2"), Error);
   EXPECT_THROW(coll::generate("bcast:multitree:ranks=27:bytes=100:x=3:y=3:z=3:arity=4"), Error);
   EXPECT_THROW(coll::bcast_multitree_torus({3, 0, 3}, 100), Error);
@@ -382,7 +382,7 @@ struct Collisions {
   int in_a_step = 0, overall = 0, multi_hop_edges = 0;
 };
 
-Collisions torus_collisions(const sim::CompactSchedule& s, const Case& c,
+Collisions torus_collisions(const CompactSchedule& s, const Case& c,
                             const std::array<int, 3>& dims) {
   const auto segments = reference_segments(c.bytes, c.parts, c.segment);
   const auto parents = parents_from_receives(s, c);
@@ -396,7 +396,7 @@ Collisions torus_collisions(const sim::CompactSchedule& s, const Case& c,
   Collisions out;
   std::vector<std::uint32_t> route;
   for (int r = 0; r < c.ranks; ++r)
-    for (sim::OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
+    for (OpIndex op = s.first_op(r); op < s.first_op(r + 1); ++op) {
       if (s.kind(op) != OpKind::Send) continue;
       const int g = s.tag(op), dst = s.peer(op);
       const RefSegment& seg = segments[static_cast<std::size_t>(g)];

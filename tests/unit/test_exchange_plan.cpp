@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "../../src/sched/plan_shape.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/sched.hpp"
 #include "choreo/sched/exchange_plan.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 #include "error_of.hpp"
 #include "random_pattern.hpp"
@@ -97,7 +97,7 @@ sim::SimOptions options_of(const ExchangeModel& model) {
 }
 
 std::int64_t simulated(const Schedule& s, const ExchangeModel& model) {
-  return sim::simulate(sim::compact(s), options_of(model)).makespan;
+  return sim::simulate(choreo::compact(s), options_of(model)).makespan;
 }
 
 std::vector<Pattern> some_patterns() {
@@ -339,10 +339,10 @@ TEST(ExchangePlan, CompactPlansAreTheDocumentedSchedules) {
   for (const Pattern& p : some_patterns()) {
     const SlotPlan delay = plan_delay_insertion(p);
     for (const Pacing pacing : {Pacing::EmptySlots, Pacing::EverySlot})
-      EXPECT_EQ(sim::expand(detail::compact_from_plan(p, delay, 1234, pacing)),
-                sim::expand(sim::compact(schedule_from_plan(p, delay, 1234, pacing))));
-    EXPECT_EQ(sim::expand(detail::compact_direct(p)),
-              sim::expand(sim::compact(schedule_direct(p))));
+      EXPECT_EQ(choreo::expand(detail::compact_from_plan(p, delay, 1234, pacing)),
+                choreo::expand(choreo::compact(schedule_from_plan(p, delay, 1234, pacing))));
+    EXPECT_EQ(choreo::expand(detail::compact_direct(p)),
+              choreo::expand(choreo::compact(schedule_direct(p))));
   }
 }
 

@@ -209,7 +209,7 @@ TEST(FirstOfValidate, AGroupWhoseMembersAreAllStuckIsACycleOrADeadlock) {
 sim::SimResult simulate_recorded(const Schedule& s) {
   sim::SimOptions options;  // LogGOPSim's defaults: L 2500, o 1500, g 1000, G 6, O 0
   options.record_ops = true;
-  return sim::simulate(sim::compact(s), options);
+  return sim::simulate(choreo::compact(s), options);
 }
 
 // Rank 2's one-byte message leaves its CPU at o, reaches rank 0 at o + L and is received
@@ -228,7 +228,7 @@ TEST(FirstOfSim, TheFastMemberStartsTheOp) {
   EXPECT_EQ(r.makespan, delay + one_way);
 
   // The trace names the group, so a marker that ends before a member does reads as meant.
-  EXPECT_THAT(sim::chrome_trace(sim::compact(first_of_two(delay, calc)), r),
+  EXPECT_THAT(sim::chrome_trace(choreo::compact(first_of_two(delay, calc)), r),
               HasSubstr("\"calc 50 ns, first of 2\""));
 
   Schedule as_goal = first_of_two(delay, calc);
@@ -309,7 +309,7 @@ int stages_of(int ranks) { return std::bit_width(static_cast<unsigned>(ranks)) -
 TEST(AllreduceResilient, MatchesTheReferenceForEveryRankCountAndT) {
   for (int ranks = 1; ranks <= 33; ++ranks)
     for (int t = 0; t <= stages_of(ranks); ++t) {
-      const Schedule got = sim::expand(coll::allreduce_resilient(ranks, 1001, t, 70));
+      const Schedule got = choreo::expand(coll::allreduce_resilient(ranks, 1001, t, 70));
       ASSERT_EQ(sorted_dependencies(got),
                 sorted_dependencies(reference_resilient(ranks, 1001, t, 70)))
           << "P = " << ranks << ", T = " << t;
@@ -318,10 +318,10 @@ TEST(AllreduceResilient, MatchesTheReferenceForEveryRankCountAndT) {
 }
 
 TEST(AllreduceResilient, RegistryAndArgumentChecks) {
-  EXPECT_EQ(sim::expand(coll::generate("allreduce:resilient:ranks=8:bytes=4096:T=2")),
-            sim::expand(coll::allreduce_resilient(8, 4096, 2)));
-  EXPECT_EQ(sim::expand(coll::generate("allreduce:resilient:ranks=6:bytes=8:T=1:reduce_ns=9")),
-            sim::expand(coll::allreduce_resilient(6, 8, 1, 9)));
+  EXPECT_EQ(choreo::expand(coll::generate("allreduce:resilient:ranks=8:bytes=4096:T=2")),
+            choreo::expand(coll::allreduce_resilient(8, 4096, 2)));
+  EXPECT_EQ(choreo::expand(coll::generate("allreduce:resilient:ranks=6:bytes=8:T=1:reduce_ns=9")),
+            choreo::expand(coll::allreduce_resilient(6, 8, 1, 9)));
   EXPECT_THAT(error_of([] { coll::generate("allreduce:resilient:ranks=8:bytes=8"); }),
               HasSubstr("lacks T="));
   EXPECT_THAT(error_of([] { coll::allreduce_resilient(8, 8, 4); }),
@@ -336,7 +336,7 @@ TEST(AllreduceResilient, RegistryAndArgumentChecks) {
 /// butterfly stage (paper 004's Fig. 3: a late message in stage 2), simulated; returns when
 /// the last rank held the result: its ready op, or for a folded-away rank the result's receive.
 std::int64_t result_time(int ranks, int t, int late, std::int64_t delay_ns) {
-  Schedule s = sim::expand(coll::allreduce_resilient(ranks, 64, t, 100));
+  Schedule s = choreo::expand(coll::allreduce_resilient(ranks, 64, t, 100));
   auto& ops = s.programs[static_cast<std::size_t>(late)].ops;
   // The first calc after a stage-0 receive ends stage 0; the stage-1 send and receive
   // require it. Put a delay in between.
@@ -354,7 +354,7 @@ std::int64_t result_time(int ranks, int t, int late, std::int64_t delay_ns) {
   ops.push_back(pause);
   validate(s);
   const sim::SimResult r = simulate_recorded(s);
-  const sim::CompactSchedule c = sim::compact(s);
+  const CompactSchedule c = choreo::compact(s);
   std::int64_t last = 0;
   for (int rank = 0; rank < ranks; ++rank) {
     const auto& program = s.programs[static_cast<std::size_t>(rank)].ops;

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "../../src/core/message_order.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/validate.hpp"
 #include "error_of.hpp"
@@ -64,7 +64,7 @@ TEST(MessageOrder, EachFixTheMessageNamesIsAccepted) {
   tagged.programs[1].ops[1].tag = 1;
   EXPECT_NO_THROW(validate(tagged));
   // And what validate accepts, the simulator finishes.
-  EXPECT_GT(sim::simulate(sim::compact(required), sim::SimOptions{}).makespan, 1000000);
+  EXPECT_GT(sim::simulate(choreo::compact(required), sim::SimOptions{}).makespan, 1000000);
 }
 
 TEST(MessageOrder, ReceivesPostedOutOfOrderAreRejected) {

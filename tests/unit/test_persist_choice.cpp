@@ -42,7 +42,7 @@ sim::SimOptions hockney_machine(const Options& options) {
 
 /// The candidate's schedule of all ranks, simulated: seconds.
 double simulated(const BcastShape& shape, int ranks, const Options& options) {
-  const sim::CompactSchedule schedule =
+  const CompactSchedule schedule =
       shape.algorithm == "binomial" ? coll::bcast_binomial(ranks, shape.bytes, shape.root)
       : shape.algorithm == "multitree"
           ? coll::bcast_multitree(ranks, shape.bytes, shape.root, shape.parts, shape.arity,

@@ -22,26 +22,25 @@ namespace choreo {
 namespace {
 
 /// The reference: the Schedule reader, then compact().
-sim::CompactSchedule reference(const std::string& goal) {
-  return sim::compact(schedule_from_goal(goal));
+CompactSchedule reference(const std::string& goal) {
+  return choreo::compact(schedule_from_goal(goal));
 }
 
 /// Every array of the two compact forms, compared through the one-to-one expand(); it keeps
 /// dependency lists in program order of their targets, so the release order is compared
 /// separately below.
-void expect_same(const sim::CompactSchedule& a, const sim::CompactSchedule& b,
-                 const std::string& what) {
+void expect_same(const CompactSchedule& a, const CompactSchedule& b, const std::string& what) {
   ASSERT_EQ(a.ranks(), b.ranks()) << what;
   ASSERT_EQ(a.op_count(), b.op_count()) << what;
-  EXPECT_EQ(sim::expand(a), sim::expand(b)) << what;
-  for (sim::OpIndex i = 0; i < a.op_count(); ++i) {
-    std::vector<sim::OpIndex> la, lb;
-    a.for_each_completed_dependent(i, [&](sim::OpIndex d) { la.push_back(d); });
-    b.for_each_completed_dependent(i, [&](sim::OpIndex d) { lb.push_back(d); });
-    a.for_each_started_dependent(i, [&](sim::OpIndex d) { la.push_back(d + (1u << 31)); });
-    b.for_each_started_dependent(i, [&](sim::OpIndex d) { lb.push_back(d + (1u << 31)); });
-    a.for_each_any_dependent(i, [&](sim::OpIndex d) { la.push_back(d); });
-    b.for_each_any_dependent(i, [&](sim::OpIndex d) { lb.push_back(d); });
+  EXPECT_EQ(choreo::expand(a), choreo::expand(b)) << what;
+  for (OpIndex i = 0; i < a.op_count(); ++i) {
+    std::vector<OpIndex> la, lb;
+    a.for_each_completed_dependent(i, [&](OpIndex d) { la.push_back(d); });
+    b.for_each_completed_dependent(i, [&](OpIndex d) { lb.push_back(d); });
+    a.for_each_started_dependent(i, [&](OpIndex d) { la.push_back(d + (1u << 31)); });
+    b.for_each_started_dependent(i, [&](OpIndex d) { lb.push_back(d + (1u << 31)); });
+    a.for_each_any_dependent(i, [&](OpIndex d) { la.push_back(d); });
+    b.for_each_any_dependent(i, [&](OpIndex d) { lb.push_back(d); });
     ASSERT_EQ(la, lb) << what << ", op " << i;
     ASSERT_EQ(a.dependency_count(i), b.dependency_count(i)) << what << ", op " << i;
   }
@@ -54,13 +53,13 @@ TEST(SimScheduleFile, EveryGeneratorReadsAsTheScheduleReaderReadsIt) {
   for (const std::string& name : coll::generator_names()) {
     for (int ranks : {4, 6}) {
       const std::string spec = name + ":ranks=" + std::to_string(ranks) + ":bytes=1000";
-      sim::CompactSchedule generated;
+      CompactSchedule generated;
       try {
         generated = coll::generate(spec);
       } catch (const Error&) {
         continue;  // a generator that needs other arguments or rank counts
       }
-      const std::string goal = schedule_to_goal(sim::expand(generated, name));
+      const std::string goal = schedule_to_goal(choreo::expand(generated, name));
       const sim::LoadedSchedule streamed = sim::compact_from_goal(goal);
       expect_same(streamed.schedule, reference(goal), spec);
       EXPECT_EQ(streamed.algorithm, name);
@@ -134,7 +133,7 @@ TEST(SimScheduleFile, FilesAreMappedAndNamedInErrors) {
   std::filesystem::create_directories(dir);
   // Large enough that pages are released while it is read.
   const std::string goal =
-      schedule_to_goal(sim::expand(coll::generate("allreduce:recdbl:ranks=256:bytes=8")));
+      schedule_to_goal(choreo::expand(coll::generate("allreduce:recdbl:ranks=256:bytes=8")));
   ASSERT_GT(goal.size(), 100'000u);
   const auto path = dir / "a.goal";
   std::ofstream(path) << goal;

@@ -6,20 +6,20 @@
 #include <random>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/shaped_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/sim/shaped.hpp"
 #include "choreo/validate.hpp"
 #include "schedule_builder.hpp"
 
 namespace choreo {
 namespace {
 
-void expect_shaped_matches_compact(const sim::CompactSchedule& a, const sim::ShapedSchedule& b) {
+void expect_shaped_matches_compact(const CompactSchedule& a, const ShapedSchedule& b) {
   ASSERT_EQ(a.ranks(), b.ranks());
   ASSERT_EQ(a.op_count(), b.op_count());
   for (int r = 0; r <= a.ranks(); ++r) ASSERT_EQ(a.first_op(r), b.first_op(r));
-  for (sim::OpIndex i = 0; i < a.op_count(); ++i) {
+  for (OpIndex i = 0; i < a.op_count(); ++i) {
     ASSERT_EQ(a.kind(i), b.kind(i)) << "op " << i;
     ASSERT_EQ(a.amount(i), b.amount(i)) << "op " << i;
     ASSERT_EQ(a.cpu(i), b.cpu(i)) << "op " << i;
@@ -29,13 +29,13 @@ void expect_shaped_matches_compact(const sim::CompactSchedule& a, const sim::Sha
       ASSERT_EQ(a.nic(i), b.nic(i)) << "op " << i;
     }
     ASSERT_EQ(a.dependency_count(i), b.dependency_count(i)) << "op " << i;
-    std::vector<sim::OpIndex> da, db;
-    a.for_each_completed_dependent(i, [&](sim::OpIndex d) { da.push_back(d); });
-    b.for_each_completed_dependent(i, [&](sim::OpIndex d) { db.push_back(d); });
-    a.for_each_started_dependent(i, [&](sim::OpIndex d) { da.push_back(~d); });
-    b.for_each_started_dependent(i, [&](sim::OpIndex d) { db.push_back(~d); });
-    a.for_each_any_dependent(i, [&](sim::OpIndex d) { da.push_back(d ^ 0x55555555u); });
-    b.for_each_any_dependent(i, [&](sim::OpIndex d) { db.push_back(d ^ 0x55555555u); });
+    std::vector<OpIndex> da, db;
+    a.for_each_completed_dependent(i, [&](OpIndex d) { da.push_back(d); });
+    b.for_each_completed_dependent(i, [&](OpIndex d) { db.push_back(d); });
+    a.for_each_started_dependent(i, [&](OpIndex d) { da.push_back(~d); });
+    b.for_each_started_dependent(i, [&](OpIndex d) { db.push_back(~d); });
+    a.for_each_any_dependent(i, [&](OpIndex d) { da.push_back(d ^ 0x55555555u); });
+    b.for_each_any_dependent(i, [&](OpIndex d) { db.push_back(d ^ 0x55555555u); });
     ASSERT_EQ(da, db) << "dependents of op " << i;
   }
 }
@@ -92,7 +92,7 @@ TEST(SimShaped, ButterflyRanksShareOneShapeAndTheFoldTwoMore) {
 TEST(SimShaped, RanksThatDifferBeyondTheirPeersGetShapesOfTheirOwn) {
   // Each rank differs from rank 0 in one field; rank 2 only in its peer, so it shares rank
   // 0's shape: 7 shapes for 8 ranks, and every field read back as built.
-  sim::CompactBuilder b(8);
+  CompactBuilder b(8);
   const auto program = [&](int rank, auto&& add_ops) {
     b.begin_rank(rank);
     add_ops();
@@ -105,8 +105,8 @@ TEST(SimShaped, RanksThatDifferBeyondTheirPeersGetShapesOfTheirOwn) {
   program(5, [&] { b.send(4, 8, 1), b.calc(5, 1); });                     // cpu
   program(6, [&] { b.recv(7, 8, 1), b.calc(5); });                        // kind
   program(7, [&] { b.send(6, 8, 1, 0, 1), b.calc(5); });                  // nic
-  const sim::CompactSchedule compact = b.finish();
-  const sim::ShapedSchedule shaped = sim::shaped(compact);
+  const CompactSchedule compact = b.finish();
+  const ShapedSchedule shaped = choreo::shaped(compact);
   EXPECT_EQ(shaped.shape_count(), 7u);
   expect_shaped_matches_compact(compact, shaped);
 }
@@ -117,8 +117,8 @@ TEST(SimShaped, RandomSchedulesSimulateAsTheirCompactForm) {
     Schedule schedule = test::random_schedule(rng);
     if (trial % 2 == 1) test::add_random_first_of_groups(schedule, rng);
     SCOPED_TRACE(testing::Message() << "trial " << trial);
-    const sim::CompactSchedule compact = sim::compact(schedule);
-    const sim::ShapedSchedule shaped = sim::shaped(compact);
+    const CompactSchedule compact = choreo::compact(schedule);
+    const ShapedSchedule shaped = choreo::shaped(compact);
     expect_shaped_matches_compact(compact, shaped);
     for (const auto& options : shaped_test_options(schedule.ranks)) {
       sim::SimResult a, b;
@@ -131,12 +131,12 @@ TEST(SimShaped, RandomSchedulesSimulateAsTheirCompactForm) {
       b = sim::simulate(shaped, options);
       expect_equal_runs(a, b, "random");
     }
-    expect_shaped_matches_compact(sim::compact(shaped), shaped);
+    expect_shaped_matches_compact(choreo::compact(shaped), shaped);
   }
 }
 
 TEST(SimShaped, BuilderRejectsWhatCompactBuilderRejects) {
-  sim::ShapedBuilder b(2);
+  ShapedBuilder b(2);
   EXPECT_THROW(b.send(1, 8), Error);  // before begin_rank
   b.begin_rank(0);
   EXPECT_THROW(b.send(2, 8), Error);  // no rank 2
@@ -165,17 +165,17 @@ namespace {
 TEST(SimShaped, AnOpWithMoreThan255DependenciesWaitsForAll) {
   // 300 calcs of 10 ns on one CPU, then one that requires all of them: it starts at 3000 ns
   // (the engine keeps one-byte counters only where no op has more than 255 dependencies).
-  sim::CompactBuilder b(1);
+  CompactBuilder b(1);
   b.begin_rank(0);
   std::vector<std::uint32_t> calcs;
   for (int i = 0; i < 300; ++i) calcs.push_back(b.calc(10));
   const std::uint32_t last = b.calc(10);
   for (const std::uint32_t c : calcs) b.requires_completed(last, c);
-  const sim::CompactSchedule compact = b.finish();
+  const CompactSchedule compact = b.finish();
   sim::SimOptions options;
   options.record_ops = true;
   for (const auto& r :
-       {sim::simulate(compact, options), sim::simulate(sim::shaped(compact), options)}) {
+       {sim::simulate(compact, options), sim::simulate(choreo::shaped(compact), options)}) {
     EXPECT_EQ(r.op_start[last], 3000);
     EXPECT_EQ(r.makespan, 3010);
   }

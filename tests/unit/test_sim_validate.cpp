@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/pattern.hpp"
 #include "choreo/sched.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/validate.hpp"
 #include "choreo/validate.hpp"
 #include "error_of.hpp"
@@ -56,8 +56,8 @@ struct Tally {
 /// Checks one schedule; returns false (after a failed assertion) on a disagreement.
 ::testing::AssertionResult agree(const Schedule& s, Tally& tally) {
   const std::string reference = error_of([&] { validate(s); });
-  sim::CompactSchedule c;
-  const std::string built = error_of([&] { c = sim::compact(s); });
+  CompactSchedule c;
+  const std::string built = error_of([&] { c = choreo::compact(s); });
   if (built != kAccepted) {
     // CompactBuilder refuses what the compact form cannot hold (an op in its own group or
     // dependencies, unknown ids): choreo::validate must reject those too.
@@ -67,7 +67,7 @@ struct Tally {
     return ::testing::AssertionSuccess();
   }
   const std::string got = error_of([&] { sim::validate(c); });
-  const std::string expanded = error_of([&] { validate(sim::expand(c)); });
+  const std::string expanded = error_of([&] { validate(choreo::expand(c)); });
   ++tally.by_problem[problem_of(reference)];
   if ((got == kAccepted) != (reference == kAccepted) || rank_in(got) != rank_in(reference))
     return ::testing::AssertionFailure()
@@ -229,9 +229,9 @@ TEST(SimValidate, AcceptsEveryRegistryGenerator) {
         if (name.ends_with(":neighbor") && ranks % 2 != 0) continue;
         if (name == "allreduce:resilient" && ranks < 2) continue;
         SCOPED_TRACE(spec);
-        const sim::CompactSchedule c = coll::generate(spec);
+        const CompactSchedule c = coll::generate(spec);
         EXPECT_EQ(error_of([&] { sim::validate(c); }), kAccepted);
-        EXPECT_EQ(error_of([&] { validate(sim::expand(c)); }), kAccepted);
+        EXPECT_EQ(error_of([&] { validate(choreo::expand(c)); }), kAccepted);
         ++checked;
       }
     }
@@ -250,7 +250,7 @@ TEST(SimValidate, MessagesNameProgramPositions) {
                    .recv(1, 1, 0, 8)
                    .after({0})
                    .build();
-  EXPECT_EQ(error_of([&] { sim::validate(sim::compact(s)); }),
+  EXPECT_EQ(error_of([&] { sim::validate(choreo::compact(s)); }),
             "rank 0, op 0 (send 8 B to 1 tag 0): deadlock: it can never complete: rank 0 op 0 "
             "(send 8 B to 1 tag 0) waits for rank 1 op 1 (recv 8 B from 0 tag 0) waits for rank 1 "
             "op 0 (send 8 B to 0 tag 0) waits for rank 0 op 1 (recv 8 B from 1 tag 0); no rank "

@@ -101,7 +101,7 @@ TEST(StepModel, RanksOfOneNodeShareItsLink) {
 
 // The memcpy part is the largest rank's sum of copies, calcs add their time.
 TEST(StepModel, MemcpyPartIsTheLargestRanksSum) {
-  sim::CompactBuilder b(2, 8, 4);
+  CompactBuilder b(2, 8, 4);
   b.begin_rank(0);
   b.copy(100000);
   b.copy(200000);

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/io.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "cli/common.hpp"
 
@@ -40,8 +40,7 @@ void add_convert_command(CLI::App& app, const Global& global) {
   cmd->callback([args, &global] {
     int ranks = 0;
     std::size_t ops = 0;
-    if (sim::is_binary_schedule(args->out) &&
-        std::filesystem::path(args->in).extension() != ".json") {
+    if (is_binary_schedule(args->out) && std::filesystem::path(args->in).extension() != ".json") {
       // GOAL streams into the compact form, a .cbs is mapped: no Schedule of every op in
       // between (JSON goes through one, which says what the .cbs cannot keep).
       const sim::LoadedSchedule loaded = sim::load_compact(args->in);
@@ -50,9 +49,9 @@ void add_convert_command(CLI::App& app, const Global& global) {
       ops = loaded.schedule.op_count();
     } else {
       Schedule s = load_schedule(args->in);
-      if (sim::is_binary_schedule(args->out)) {
+      if (is_binary_schedule(args->out)) {
         note_dropped(s, args->out);
-        save_binary_validated(sim::compact(s), s.algorithm, args->out);
+        save_binary_validated(choreo::compact(s), s.algorithm, args->out);
       } else {
         save_schedule(s, args->out);
       }

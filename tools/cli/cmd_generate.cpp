@@ -2,8 +2,8 @@
 #include <fmt/core.h>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/io.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {
@@ -25,15 +25,15 @@ void add_generate_command(CLI::App& app, const Global& global) {
   cmd->add_option("-o,--output", a->out, "Schedule file to write (.json, .goal or .cbs)")
       ->required();
   cmd->callback([a, &global] {
-    sim::CompactSchedule c = coll::generate(a->spec);
+    CompactSchedule c = coll::generate(a->spec);
     const std::string algorithm = a->spec.substr(0, a->spec.find(':', a->spec.find(':') + 1));
     std::int64_t messages = 0;
-    if (sim::is_binary_schedule(a->out)) {
+    if (is_binary_schedule(a->out)) {
       // Straight from the compact arrays: no Schedule of every op in between.
       save_binary_validated(c, algorithm, a->out);
-      for (sim::OpIndex i = 0; i < c.op_count(); ++i) messages += c.kind(i) == OpKind::Send ? 1 : 0;
+      for (OpIndex i = 0; i < c.op_count(); ++i) messages += c.kind(i) == OpKind::Send ? 1 : 0;
     } else {
-      Schedule s = sim::expand(c, algorithm);
+      Schedule s = choreo::expand(c, algorithm);
       save_schedule(s, a->out);
       messages = s.message_count();
     }

@@ -7,10 +7,10 @@
 #include <optional>
 
 #include "choreo/coll.hpp"
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/error.hpp"
 #include "choreo/io.hpp"
 #include "choreo/run_result.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "choreo/sim/trace.hpp"
@@ -48,9 +48,9 @@ std::size_t peak_rss_bytes() {
 /// A binary schedule (.cbs), simulated in place from its mapping: load_binary checks its
 /// structure (what the engine indexes), sim::validate its semantics (matching, deadlocks),
 /// unless the file says it passed when it was written.
-sim::CompactSchedule load_binary_file(const SimArgs& a, std::string& algorithm) {
-  sim::BinaryScheduleInfo info;
-  sim::CompactSchedule s = sim::load_binary(a.file, &info);
+CompactSchedule load_binary_file(const SimArgs& a, std::string& algorithm) {
+  BinaryScheduleInfo info;
+  CompactSchedule s = load_binary(a.file, &info);
   algorithm = std::move(info.algorithm);
   if (!a.no_validate && (!info.validated || a.revalidate)) sim::validate(s);
   return s;
@@ -63,17 +63,17 @@ std::string generated_algorithm(const std::string& spec) {
 
 /// The schedule to simulate; `name` and `algorithm` describe it for the output, and `slots`
 /// gets its ops' slots when a trace is asked for (a generated schedule has none).
-sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
-                          std::vector<int>& slots, double& build_seconds) {
+CompactSchedule load(const SimArgs& a, std::string& name, std::string& algorithm,
+                     std::vector<int>& slots, double& build_seconds) {
   auto start = std::chrono::steady_clock::now();
-  sim::CompactSchedule s = [&] {
+  CompactSchedule s = [&] {
     if (!a.generate.empty()) {
       name = a.generate;
       algorithm = generated_algorithm(a.generate);
       return coll::generate(a.generate);
     }
     name = a.file;
-    if (sim::is_binary_schedule(a.file)) return load_binary_file(a, algorithm);
+    if (is_binary_schedule(a.file)) return load_binary_file(a, algorithm);
     if (a.trace.empty() && std::filesystem::path(a.file).extension() != ".json") {
       // Straight into the compact form (GOAL text streams; no Schedule): what a file of
       // millions of ops needs. A trace wants the ops' slots, which only a Schedule keeps;
@@ -87,7 +87,7 @@ sim::CompactSchedule load(const SimArgs& a, std::string& name, std::string& algo
     algorithm = schedule.algorithm;
     if (!a.no_validate) validate(schedule);
     slots = sim::op_slots(schedule);
-    return sim::compact(schedule);
+    return choreo::compact(schedule);
   }();
   build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return s;
@@ -106,7 +106,7 @@ RunResult as_run(const SimArgs& a, const std::string& name, const std::string& a
   run.repetitions = 1;
   run.median = run.min = run.max = static_cast<double>(r.makespan) * 1e-9;
   run.seconds = {run.median};
-  for (sim::OpIndex i = 0; i < s.op_count(); ++i)
+  for (OpIndex i = 0; i < s.op_count(); ++i)
     if (s.kind(i) == OpKind::Send) {
       ++run.messages;
       run.bytes_per_iteration += s.amount(i);
@@ -156,8 +156,7 @@ nlohmann::json tcp_json(const SimArgs& a, const sim::SimResult& r) {
 /// The generated schedule a `--generate` run simulates when nothing asks for its ops one by
 /// one: shared rank shapes (8 bytes an op) where the generator builds them, which is what lets
 /// a 2^23-rank allreduce fit in memory.
-std::optional<sim::ShapedSchedule> shaped_generated(const SimArgs& a,
-                                                    const sim::SimOptions& options) {
+std::optional<ShapedSchedule> shaped_generated(const SimArgs& a, const sim::SimOptions& options) {
   if (a.generate.empty() || options.record_ops || a.compact_form) return std::nullopt;
   return coll::generate_shaped(a.generate);
 }
@@ -248,7 +247,7 @@ void run(const SimArgs& a, const Global& global) {
   double build_seconds = 0;
   std::string algorithm;
   std::vector<int> slots;
-  sim::CompactSchedule schedule = load(a, name, algorithm, slots, build_seconds);
+  CompactSchedule schedule = load(a, name, algorithm, slots, build_seconds);
   sim::SimResult r = sim::simulate(schedule, options);
   if (!a.ops_csv.empty()) write_text_file(a.ops_csv, sim::ops_csv(schedule, r));
   if (!a.trace.empty()) {

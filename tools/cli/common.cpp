@@ -2,8 +2,8 @@
 
 #include <fmt/core.h>
 
+#include "choreo/core/binary_schedule.hpp"
 #include "choreo/error.hpp"
-#include "choreo/sim/binary_schedule.hpp"
 #include "choreo/sim/validate.hpp"
 
 namespace choreo::cli {
@@ -14,7 +14,7 @@ void print_json(const nlohmann::json& value) {
   fmt::print("{}\n", value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-bool save_binary_validated(const sim::CompactSchedule& schedule, const std::string& algorithm,
+bool save_binary_validated(const CompactSchedule& schedule, const std::string& algorithm,
                            const std::string& path) {
   bool valid = true;
   try {
@@ -23,7 +23,7 @@ bool save_binary_validated(const sim::CompactSchedule& schedule, const std::stri
     valid = false;
     fmt::print(stderr, "note: {} is written without the validated flag: {}\n", path, e.what());
   }
-  sim::save_binary(schedule, algorithm, path, valid);
+  save_binary(schedule, algorithm, path, valid);
   return valid;
 }
 

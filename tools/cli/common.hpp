@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/human.hpp"
-#include "choreo/sim/compact.hpp"
 
 namespace choreo::cli {
 
@@ -34,7 +34,7 @@ void print_json(const nlohmann::json& value);
 /// Writes a .cbs after sim::validate, with the header's validated flag when it passed (then
 /// `choreo sim` does not validate it again). A schedule that fails is still written, without
 /// the flag, and a note on stderr says why. Returns whether it passed.
-bool save_binary_validated(const sim::CompactSchedule& schedule, const std::string& algorithm,
+bool save_binary_validated(const CompactSchedule& schedule, const std::string& algorithm,
                            const std::string& path);
 
 }  // namespace choreo::cli

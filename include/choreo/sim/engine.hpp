@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
+#include "choreo/core/shaped_schedule.hpp"
 #include "choreo/sim/network.hpp"
 #include "choreo/sim/noise.hpp"
-#include "choreo/sim/shaped.hpp"
 
 namespace choreo::sim {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::sim {
 
@@ -20,7 +20,7 @@ struct LoadedSchedule {
 /// (text)), op handles being program positions. Errors name the line, or the rank and op.
 LoadedSchedule compact_from_goal(std::string_view text);
 
-/// Reads a .goal, .json or .cbs schedule file (a .cbs is mapped: sim::load_binary, which checks
+/// Reads a .goal, .json or .cbs schedule file (a .cbs is mapped: load_binary, which checks
 /// its structure); errors are prefixed with the path. The schedule is
 /// not validated (see choreo::sim::validate).
 LoadedSchedule load_compact(const std::filesystem::path& path);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "choreo/core/compact_schedule.hpp"
 #include "choreo/schedule.hpp"
-#include "choreo/sim/compact.hpp"
 #include "choreo/sim/engine.hpp"
 
 namespace choreo::sim {

@@ -4,7 +4,7 @@
 // 2^20 ranks). The checks are choreo::validate's, in its order, run as streaming passes over
 // the compact arrays: per-rank checks one rank at a time, matching destination by
 // destination, and the deadlock play on flat per-op arrays.
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::sim {
 

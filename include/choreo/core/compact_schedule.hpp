@@ -1,17 +1,19 @@
 #pragma once
-// A schedule laid out for simulation at scale: every op of every rank in one set of arrays
+// The compact schedule: choreo's IR at scale. Every op of every rank in one set of arrays
 // (struct of arrays, about 20 bytes an op) and dependencies as compressed lists, so a
-// 2^20-rank allreduce (tens of millions of ops) fits in memory. Generators can build it
-// directly (CompactBuilder) without a Schedule or a file in between.
+// 2^20-rank allreduce (tens of millions of ops) fits in memory. The generators (coll/) and
+// schedulers (sched/) build it directly with CompactBuilder, without a Schedule or a file in
+// between; the engines (sim/, mpi/) and the writers read it. It lives in core/ because every
+// layer above shares it (docs/architecture.md).
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "choreo/core/huge_pages.hpp"
 #include "choreo/schedule.hpp"
-#include "choreo/sim/huge_pages.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 using OpIndex = std::uint32_t;  ///< index of an op over all ranks
 
@@ -166,4 +168,4 @@ CompactSchedule compact(const Schedule& schedule);
 /// dependency list (a first-of group's too) is in program order.
 Schedule expand(const CompactSchedule& compact, const std::string& algorithm = "");
 
-}  // namespace choreo::sim
+}  // namespace choreo

@@ -11,11 +11,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "choreo/core/compact_schedule.hpp"
+#include "choreo/core/huge_pages.hpp"
 #include "choreo/schedule.hpp"
-#include "choreo/sim/compact.hpp"
-#include "choreo/sim/huge_pages.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 class ShapedSchedule {
  public:
@@ -126,4 +126,4 @@ CompactSchedule compact(const ShapedSchedule& schedule);
 /// The ShapedSchedule with the same ops and dependencies (dependents in the same order).
 ShapedSchedule shaped(const CompactSchedule& schedule);
 
-}  // namespace choreo::sim
+}  // namespace choreo

@@ -1,6 +1,6 @@
 // The .cbs writer and the mapped reader with its structural check (binary_schedule.hpp;
 // docs/formats.md has the layout).
-#include "choreo/sim/binary_schedule.hpp"
+#include "choreo/core/binary_schedule.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -26,7 +26,7 @@
 #define CHOREO_VERSION "unknown"
 #endif
 
-namespace choreo::sim {
+namespace choreo {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -585,4 +585,4 @@ CompactSchedule load_binary(const std::filesystem::path& path, BinaryScheduleInf
   return reader.read(mapping, info);
 }
 
-}  // namespace choreo::sim
+}  // namespace choreo

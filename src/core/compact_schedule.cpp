@@ -1,4 +1,4 @@
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "choreo/limits.hpp"
 #include "op_checks.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 namespace {
 /// first_op of a schedule of no ranks (a default-constructed one).
@@ -257,4 +257,4 @@ Schedule expand(const CompactSchedule& c, const std::string& algorithm) {
   return s;
 }
 
-}  // namespace choreo::sim
+}  // namespace choreo

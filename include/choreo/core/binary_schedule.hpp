@@ -10,9 +10,9 @@
 #include <string>
 #include <string_view>
 
-#include "choreo/sim/compact.hpp"
+#include "choreo/core/compact_schedule.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 /// The first 8 bytes of every .cbs file.
 inline constexpr std::string_view kBinaryScheduleMagic = "CHOREOBS";
@@ -55,4 +55,4 @@ CompactSchedule load_binary(const std::filesystem::path& path, BinaryScheduleInf
 CompactSchedule decode_binary(std::string_view bytes, const std::string& name,
                               BinaryScheduleInfo* info = nullptr);
 
-}  // namespace choreo::sim
+}  // namespace choreo

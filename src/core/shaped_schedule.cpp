@@ -1,4 +1,4 @@
-#include "choreo/sim/shaped.hpp"
+#include "choreo/core/shaped_schedule.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "choreo/error.hpp"
 #include "op_checks.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 std::size_t ShapedSchedule::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
@@ -209,4 +209,4 @@ ShapedSchedule shaped(const CompactSchedule& c) {
   return b.finish();
 }
 
-}  // namespace choreo::sim
+}  // namespace choreo

@@ -7,10 +7,10 @@
 
 #include "choreo/schedule.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 /// Throws choreo::Error naming rank `rank`'s op at `position` if it cannot be simulated.
 void check_built_op(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic,
                     int ranks, int rank, std::size_t position);
 
-}  // namespace choreo::sim
+}  // namespace choreo

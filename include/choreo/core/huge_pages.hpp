@@ -10,7 +10,7 @@
 #include <new>
 #include <vector>
 
-namespace choreo::sim {
+namespace choreo {
 
 template <typename T>
 struct HugePageAllocator {
@@ -47,4 +47,4 @@ struct HugePageAllocator {
 template <typename T>
 using BigVector = std::vector<T, HugePageAllocator<T>>;
 
-}  // namespace choreo::sim
+}  // namespace choreo
