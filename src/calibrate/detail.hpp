@@ -151,7 +151,7 @@ bool clock_sees_computation(RotatingCopy& copier);
 /// Phase 5: copies of `bytes` through `copier`, batched, until the rule is met.
 SizeSamples sample_memcpy(RotatingCopy& copier, std::int64_t bytes, const Rule& rule);
 
-/// The largest data or unified cache of the highest level: sysfs, else sysconf, else 32 MiB.
+/// The largest data or unified cache of the highest level (hwloc), else 32 MiB.
 std::int64_t detect_last_level_cache();
 
 /// This node's physical memory (4 GiB when unknown).

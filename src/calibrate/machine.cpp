@@ -1,81 +1,38 @@
-// What the calibration needs to know of the machine (detail.hpp): its last-level cache, its
-// memory, its load, and where the ranks run.
+// What the calibration needs to know of the machine (detail.hpp): its last-level cache (hwloc),
+// its memory, its load, and where the ranks run.
+#include <hwloc.h>
 #include <mpi.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <exception>
-#include <filesystem>
 #include <fstream>
-#include <string>
-#include <system_error>
 #include <vector>
 
 #include "detail.hpp"
 
 namespace choreo::calibration::detail {
 
-namespace {
-
-std::int64_t parse_cache_size(std::string text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-  if (text.empty()) return 0;
-  std::int64_t unit = 1;
-  switch (text.back()) {
-    case 'K':
-      unit = KiB;
-      break;
-    case 'M':
-      unit = MiB;
-      break;
-    case 'G':
-      unit = GiB;
-      break;
-    default:
-      break;
-  }
-  try {
-    return std::stoll(text) * unit;
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
-}  // namespace
-
 std::int64_t detect_last_level_cache() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  int best_level = 0;
-  std::int64_t best = 0;
-  for (const auto& entry : fs::directory_iterator("/sys/devices/system/cpu/cpu0/cache", ec)) {
-    if (entry.path().filename().string().rfind("index", 0) != 0) continue;
-    const auto read = [&](const char* name) {
-      std::ifstream in(entry.path() / name);
-      std::string value;
-      std::getline(in, value);
-      return value;
-    };
-    if (read("type") == "Instruction") continue;
-    const int level = std::atoi(read("level").c_str());
-    const std::int64_t size = parse_cache_size(read("size"));
-    if (size > 0 && (level > best_level || (level == best_level && size > best))) {
-      best_level = level;
-      best = size;
+  std::int64_t largest = 0;
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0) return 32 * MiB;
+  if (hwloc_topology_load(topology) == 0) {
+    // hwloc's L<n>CACHE objects are the data and unified caches (instruction caches are
+    // L<n>ICACHE): the largest of the highest level that has one.
+    for (const hwloc_obj_type_t level : {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+                                         HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE}) {
+      for (hwloc_obj_t cache = hwloc_get_next_obj_by_type(topology, level, nullptr);
+           cache != nullptr; cache = hwloc_get_next_obj_by_type(topology, level, cache))
+        largest = std::max(largest, static_cast<std::int64_t>(cache->attr->cache.size));
+      if (largest > 0) break;
     }
   }
-  if (best > 0) return best;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-  for (int name : {_SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE})
-    if (const long size = sysconf(name); size > 0) return size;
-#endif
-  return 32 * MiB;
+  hwloc_topology_destroy(topology);
+  return largest > 0 ? largest : 32 * MiB;
 }
 
 std::int64_t physical_memory() {
