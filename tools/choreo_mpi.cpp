@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
   measure->add_option("-o,--output", machine.output, "The profile to write (choreo.profile/1)")
       ->required();
   measure
-      ->add_option("--max-bytes", machine.max_bytes,
+      ->add_option("--max-bytes", machine.options.max_bytes,
                    "Largest size, e.g. 64M or 67108864 (default 64M = 64 MiB)")
       ->transform(choreo::tools::byte_size());
   measure
@@ -211,24 +211,26 @@ int main(int argc, char** argv) {
                    "first: ranks 0 and 1 (default); all: rank 0 with every other rank, "
                    "samples pooled")
       ->check(CLI::IsMember({"first", "all"}));
-  measure->add_option("--rel-ci", machine.rel_ci,
+  measure->add_option("--rel-ci", machine.options.rel_ci,
                       "Stop a size when the 95% CI of its median is within this fraction of it "
                       "(default 0.02)");
-  measure->add_option("--min-reps", machine.min_reps, "Samples per size, at least (default 10)");
-  measure->add_option("--max-reps", machine.max_reps, "Samples per size, at most (default 200)");
+  measure->add_option("--min-reps", machine.options.min_reps,
+                      "Samples per size, at least (default 10)");
+  measure->add_option("--max-reps", machine.options.max_reps,
+                      "Samples per size, at most (default 200)");
   measure
-      ->add_option("--time-limit", machine.time_limit,
+      ->add_option("--time-limit", machine.options.time_limit,
                    "Time the sizes share: seconds, or e.g. 90s; each gets at least --min-reps "
                    "(default 90)")
       ->transform(choreo::tools::time_seconds());
   measure
-      ->add_option("--cache-bytes", machine.cache_bytes,
+      ->add_option("--cache-bytes", machine.options.cache_bytes,
                    "Last-level cache size the memcpy must defeat, e.g. 32M (default: detected)")
       ->transform(choreo::tools::byte_size());
-  measure->add_flag("--quick", machine.quick,
+  measure->add_flag("--quick", machine.options.quick,
                     "Up to 1 MiB, 6-20 samples per size, at most 15 s: for tests");
   measure
-      ->add_option("--attempts", machine.attempts,
+      ->add_option("--attempts", machine.options.attempts,
                    "Measurements before a fit no machine can produce (L below zero, g far above "
                    "the one-way time, G zero, tables falling with size) is refused (default 2)")
       ->check(CLI::Range(1, 10));

@@ -21,7 +21,7 @@
 //   allreduce  bytes of the vector              alltoall  bytes each rank sends to each rank
 // The writers convert them to what each library compares (Open MPI multiplies by the
 // communicator size for allgather and alltoall; MPICH compares allgather's total_msg_size and
-// the others' avg_msg_size): see the comments in src/select/rules_export.cpp.
+// the others' avg_msg_size): see the comments in src/select/rules_table.hpp.
 //
 // Algorithms by choreo name (the generators of choreo::coll):
 //   allgather  ring, bruck, recdbl, neighbor      allreduce  recdbl, ring, rabenseifner

@@ -33,6 +33,7 @@ LAYERS = {
     "persist": 4,  # engine: persistent collectives (on mpi/)
     "redist": 4,  # engine: array redistribution (on mpi/)
     "select": 5,  # calibration, selection, rule export (drives the engines' models)
+    "calibrate": 6,  # machine calibration under MPI (fills select/'s profiles)
     "intercept": 6,  # adoption layer: the PMPI library and its settings
     "scalapack": 7,  # adoption layer: ScaLAPACK's routines (on intercept's settings)
     "capi": 7,  # adoption layer: the C API
