@@ -64,8 +64,8 @@ struct FitIntervals {
 /// says so wherever it is used.
 struct MeasuredOn {
   double load_start = 0, load_end = 0;  ///< rank 0's 1-minute load average before and after
-  int cpus = 0;                         ///< online CPUs on rank 0's node
-  std::vector<std::string> hosts;       ///< each rank's node (MPI_Get_processor_name)
+  int cpus = 0;  ///< processing units rank 0 may run on (hwloc; online CPUs without it)
+  std::vector<std::string> hosts;  ///< each rank's node (MPI_Get_processor_name)
   bool empty() const { return hosts.empty(); }
   int nodes() const;  ///< distinct hosts
   /// Whether the ranks `a` and `b` ran on one node (shared memory, not the network).

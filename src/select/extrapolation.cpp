@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "choreo/coll.hpp"
+#include "choreo/error.hpp"
 #include "choreo/human.hpp"
 #include "choreo/profile_quality.hpp"
 #include "choreo/select.hpp"
