@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 int main(int argc, char** argv) {
   int max_ranks = 1024;

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "../src/core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 
 namespace {

@@ -26,8 +26,8 @@
 #include "../src/coll/steps.hpp"
 #include "../src/core/stats.hpp"
 #include "../src/persist/plans.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/peak_memory.hpp"
 
 namespace {

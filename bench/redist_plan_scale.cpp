@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "../src/core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
 #include "choreo/redist/rank_plan.hpp"

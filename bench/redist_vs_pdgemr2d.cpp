@@ -27,7 +27,7 @@
 
 #include "../src/core/stats.hpp"
 #include "../src/mpi/timed_runs.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/mpi.hpp"
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/scalapack.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "../src/core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "choreo/mpi/noise_injector.hpp"
 #include "choreo/mpi/resilient_allreduce.hpp"

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "../src/core/stats.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/model/slot_model.hpp"
 #include "choreo/sched/exchange_plan.hpp"
-#include "choreo/slot_model.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace {
 

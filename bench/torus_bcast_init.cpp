@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "../src/core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/topo/platform.hpp"
 
 namespace {
 

@@ -17,9 +17,9 @@
 #include <system_error>
 #include <vector>
 
+#include "../src/core/human.hpp"
 #include "../src/mpi/timed_runs.hpp"  // agree_on_failure
-#include "choreo/human.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 namespace choreo::tools {
 namespace {

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
+#include "../src/core/human.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/mpi/executor.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::tools {
 

@@ -3,7 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "cli/cmd_jitter.hpp"
 #include "cli/common.hpp"
 #include "command_line.hpp"

@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "../src/core/human.hpp"
 #include "calibrate.hpp"
 #include "calibrate_delay.hpp"
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
 #include "choreo/mpi/executor.hpp"
 #include "choreo/mpi/fault.hpp"

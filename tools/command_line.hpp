@@ -9,9 +9,9 @@
 #include <cmath>
 #include <string>
 
-#include "choreo/error.hpp"
-#include "choreo/platform.hpp"  // parse_latency, parse_bandwidth
-#include "choreo/select.hpp"    // parse_size
+#include "choreo/core/error.hpp"
+#include "choreo/select/select.hpp"  // parse_size
+#include "choreo/topo/platform.hpp"  // parse_latency, parse_bandwidth
 
 namespace choreo::tools {
 

@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "../src/core/human.hpp"
 #include "../src/mpi/timed_runs.hpp"  // collectively
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/measure.hpp"
 #include "choreo/redist/mpi.hpp"
 #include "choreo/redist/relabel.hpp"

@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/pattern.hpp"
 #include "choreo/mpi/collective_baseline.hpp"
-#include "choreo/pattern.hpp"
 
 namespace choreo::tools {
 namespace {

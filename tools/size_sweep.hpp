@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "choreo/core/run_result.hpp"
 #include "choreo/mpi/executor.hpp"
-#include "choreo/run_result.hpp"
 
 namespace choreo::tools {
 

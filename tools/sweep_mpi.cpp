@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/study.hpp"
 
 namespace choreo::tools {

@@ -7,7 +7,7 @@
 #include <array>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/local_array.hpp"
 
 // BLACS and ScaLAPACK (libscalapack-mpich / libscalapack-openmpi): C BLACS and Fortran

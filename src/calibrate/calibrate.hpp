@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 namespace choreo::calibration {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "calibrate.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 namespace choreo::calibration::detail {
 

@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "../core/human.hpp"
 #include "../mpi/timed_runs.hpp"  // agree_on_failure, library_version
 #include "calibrate.hpp"
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
-#include "choreo/profile.hpp"
-#include "choreo/profile_quality.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
+#include "choreo/select/profile_quality.hpp"
 #include "detail.hpp"
 
 namespace choreo::calibration {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 #include "detail.hpp"
 
 namespace choreo::calibration::detail {

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "choreo/choreo.h"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::capi {
 

@@ -3,7 +3,7 @@
 
 #include "boundary.hpp"
 #include "choreo/mpi/neighbor_exchange.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 // The C constants are the C++ enumerators' values, so options pass through unchanged and
 // NeighborExchange itself rejects (on every rank alike) a value it does not know.

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

@@ -1,7 +1,7 @@
 #pragma once
 // One rank's program of the ring allgather (private), written into any ProgramBuilder:
 // allgather_ring calls it for every rank, a persistent allgather (src/persist) for its own
-// rank only. The program is documented with the generator in choreo/coll.hpp.
+// rank only. The program is documented with the generator in choreo/coll/generators.hpp.
 #include <cstdint>
 
 #include "arguments.hpp"

@@ -2,7 +2,7 @@
 // folds onto the largest power of two below it (the fold of allreduce_recursive_doubling).
 
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

@@ -1,7 +1,7 @@
 // Ring allgather: each block travels P-1 hops around the ring, one step at a time.
 #include "allgather_rank_programs.hpp"
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 
 namespace choreo::coll {
 

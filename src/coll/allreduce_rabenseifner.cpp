@@ -3,7 +3,7 @@
 // recursive-doubling allgather on the largest power of two of ranks, with the fold of
 // allreduce_recursive_doubling for the others.
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

@@ -2,7 +2,7 @@
 // One rank's program of the butterfly and ring allreduces (private), written into any
 // ProgramBuilder: allreduce_recursive_doubling and allreduce_ring call these for every rank,
 // a persistent allreduce (src/persist) for its own rank only. The programs are documented
-// with the generators in choreo/coll.hpp.
+// with the generators in choreo/coll/generators.hpp.
 #include <cstdint>
 
 #include "program_builder.hpp"

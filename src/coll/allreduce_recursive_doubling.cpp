@@ -1,7 +1,7 @@
 // Butterfly (recursive doubling) allreduce with the MPICH fold for P not a power of two.
-// The dependency structure is documented in choreo/coll.hpp.
+// The dependency structure is documented in choreo/coll/generators.hpp.
 #include "allreduce_rank_programs.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/shaped_schedule.hpp"
 #include "steps.hpp"
 

@@ -1,13 +1,13 @@
 // Paper 004's jitter-resilient butterfly allreduce: the butterfly, then T redundant exchanges
 // of the result with the partners of the first T stages; a first-of group picks whichever
 // copy of the result is there first. The op sequence is documented in
-// choreo/coll_resilient.hpp.
+// choreo/coll/resilient.hpp.
 #include <fmt/format.h>
 
 #include <vector>
 
-#include "choreo/coll_resilient.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/resilient.hpp"
+#include "choreo/core/error.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

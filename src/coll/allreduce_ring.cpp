@@ -3,7 +3,7 @@
 // chunks, then a ring allgather of the reduced chunks.
 #include "allreduce_rank_programs.hpp"
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

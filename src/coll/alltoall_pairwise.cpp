@@ -2,7 +2,7 @@
 // of the own block, then P-1 sendrecv steps at increasing distance.
 #include "alltoall_rank_programs.hpp"
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

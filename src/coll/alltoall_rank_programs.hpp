@@ -2,7 +2,7 @@
 // One rank's program of the pairwise-exchange alltoall (private), written into any
 // ProgramBuilder after the own block's copy: alltoall_pairwise calls it for every rank, a
 // persistent alltoall (src/persist) for its own rank only. Documented with the generator in
-// choreo/coll.hpp.
+// choreo/coll/generators.hpp.
 #include <cstdint>
 
 #include "program_builder.hpp"

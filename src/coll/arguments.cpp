@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::coll::detail {
 

@@ -2,7 +2,7 @@
 // Manber): ceil(log2 P) rounds of empty messages, in round i to r + 2^i and from r - 2^i
 // (the per-rank program: rooted_rank_programs.hpp).
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "rooted_rank_programs.hpp"
 
 namespace choreo::coll {

@@ -2,7 +2,7 @@
 // segmentation): receive from the parent, then send to the children, largest subtree first.
 #include "arguments.hpp"
 #include "bcast_rank_programs.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 
 namespace choreo::coll {
 

@@ -1,5 +1,5 @@
 // Pipelined broadcast down one k-ary tree: the multitree generator with a single part.
-#include "choreo/coll_pipeline.hpp"
+#include "choreo/coll/pipeline.hpp"
 #include "pipelined_trees.hpp"
 
 namespace choreo::coll {

@@ -4,8 +4,8 @@
 
 #include "arguments.hpp"
 #include "bcast_rank_programs.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 #include "pipelined_trees.hpp"
 
 namespace choreo::coll {

@@ -2,7 +2,7 @@
 // One rank's program of the binomial and the pipelined tree broadcasts (private), written into
 // any ProgramBuilder: bcast_binomial and the pipelined tree generators call these for every
 // rank, a persistent broadcast (src/persist) for its own rank only. The programs are
-// documented with the generators in choreo/coll.hpp and choreo/coll_pipeline.hpp.
+// documented with the generators in choreo/coll/generators.hpp and choreo/coll/pipeline.hpp.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "arguments.hpp"
-#include "choreo/coll_pipeline.hpp"
+#include "choreo/coll/pipeline.hpp"
 #include "program_builder.hpp"
 
 namespace choreo::coll::detail {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::coll {
 namespace {

@@ -5,7 +5,7 @@
 // smallest subtree first; scatter is its mirror image, largest subtree first (the per-rank
 // program: rooted_rank_programs.hpp).
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "rooted_rank_programs.hpp"
 
 namespace choreo::coll {

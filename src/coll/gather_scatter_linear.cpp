@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::coll {
 namespace {

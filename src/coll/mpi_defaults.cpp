@@ -1,4 +1,4 @@
-#include "choreo/mpi_defaults.hpp"
+#include "choreo/coll/mpi_defaults.hpp"
 
 namespace choreo::coll {
 namespace {

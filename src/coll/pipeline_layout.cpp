@@ -6,8 +6,8 @@
 #include <cmath>
 #include <limits>
 
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 #include "steps.hpp"
 
 namespace choreo::coll {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/coll_pipeline.hpp"
+#include "choreo/coll/pipeline.hpp"
 #include "choreo/core/compact_schedule.hpp"
 
 namespace choreo::coll::detail {

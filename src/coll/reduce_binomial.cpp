@@ -2,7 +2,7 @@
 // the root, each rank receives and reduces its children's vectors, smallest subtree first,
 // then sends the result to its parent (the per-rank program: rooted_rank_programs.hpp).
 #include "arguments.hpp"
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "rooted_rank_programs.hpp"
 
 namespace choreo::coll {

@@ -10,12 +10,12 @@
 #include <map>
 #include <string_view>
 
-#include "choreo/coll.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/coll_resilient.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/text.hpp"
+#include "../core/text.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/coll/resilient.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 
 namespace choreo::coll {
 

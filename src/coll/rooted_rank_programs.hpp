@@ -3,7 +3,7 @@
 // barrier (private), written into any ProgramBuilder: the generators (reduce_binomial.cpp,
 // gather_binomial.cpp, barrier_dissemination.cpp) call these for every rank, a persistent
 // collective (src/persist) for its own rank only. Documented with the generators in
-// choreo/coll.hpp. Rank arithmetic is 64-bit so that vr + 2^j cannot overflow.
+// choreo/coll/generators.hpp. Rank arithmetic is 64-bit so that vr + 2^j cannot overflow.
 #include <algorithm>
 #include <cstdint>
 #include <vector>

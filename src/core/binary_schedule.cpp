@@ -17,10 +17,10 @@
 #include <cstring>
 #include <memory>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/text.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/limits.hpp"
+#include "text.hpp"
 
 #ifndef CHOREO_VERSION
 #define CHOREO_VERSION "unknown"

@@ -7,8 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "op_checks.hpp"
 
 namespace choreo {

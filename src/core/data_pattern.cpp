@@ -1,4 +1,4 @@
-#include "choreo/data_pattern.hpp"
+#include "choreo/core/data_pattern.hpp"
 
 namespace choreo {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 #include "goal_lexer.hpp"
 
 namespace choreo::detail::goal {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::detail::goal {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-#include "choreo/limits.hpp"
+#include "choreo/core/limits.hpp"
 #include "goal_parser.hpp"
 
 namespace choreo::detail::goal {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 #include "goal_annotations.hpp"
 #include "goal_lexer.hpp"
 #include "goal_read.hpp"

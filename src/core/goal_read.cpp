@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/goal_io.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/text.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/limits.hpp"
 #include "goal_parser.hpp"
+#include "text.hpp"
 
 namespace choreo::detail::goal {
 namespace {

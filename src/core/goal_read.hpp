@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::detail {
 

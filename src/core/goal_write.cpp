@@ -15,10 +15,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/text.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
 #include "goal_syntax.hpp"
+#include "text.hpp"
 
 namespace choreo::detail::goal {
 namespace {

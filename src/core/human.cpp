@@ -1,4 +1,4 @@
-#include "choreo/human.hpp"
+#include "human.hpp"
 
 #include <fmt/format.h>
 

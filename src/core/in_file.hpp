@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::detail {
 

@@ -1,4 +1,4 @@
-#include "choreo/io.hpp"
+#include "choreo/core/io.hpp"
 
 #include <fmt/format.h>
 
@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/json_io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/json_io.hpp"
 #include "in_file.hpp"
 
 namespace choreo {

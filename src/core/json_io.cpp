@@ -1,7 +1,7 @@
 // JSON spellings of Pattern and Schedule (docs/formats.md). Readers reject what they do
 // not understand (unknown ops or keys, wrong types) with the path of the offending value,
 // so a typo such as "requries" is an error rather than a silently dropped dependency.
-#include "choreo/json_io.hpp"
+#include "choreo/core/json_io.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/json_read.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "json_read.hpp"
 
 namespace choreo {
 namespace {

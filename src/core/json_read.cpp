@@ -1,11 +1,11 @@
-#include "choreo/json_read.hpp"
+#include "json_read.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <vector>
 
-#include "choreo/text.hpp"
+#include "text.hpp"
 
 namespace choreo {
 namespace {

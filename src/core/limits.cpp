@@ -1,14 +1,15 @@
-// The limits of include/choreo/limits.hpp and the overflow error of include/choreo/checked.hpp.
-#include "choreo/limits.hpp"
+// The limits of include/choreo/core/limits.hpp and the overflow error of
+// include/choreo/core/checked.hpp.
+#include "choreo/core/limits.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cmath>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "human.hpp"
 
 namespace choreo {
 

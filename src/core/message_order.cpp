@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "validate_detail.hpp"
 
 namespace choreo::detail {

@@ -3,7 +3,7 @@
 // destination, tag) in the order their sends started, to receives in the order they were
 // posted. validate pairs them in program order, so it must know that both orders are the
 // program's in every run.
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::detail {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

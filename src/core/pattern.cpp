@@ -1,10 +1,10 @@
-#include "choreo/pattern.hpp"
+#include "choreo/core/pattern.hpp"
 
 #include <fmt/format.h>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 
 namespace choreo {
 

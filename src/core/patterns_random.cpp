@@ -7,9 +7,9 @@
 #include <cmath>
 #include <random>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/pattern.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "choreo/core/pattern.hpp"
 
 namespace choreo {
 namespace {

@@ -1,13 +1,13 @@
-#include "choreo/run_result.hpp"
+#include "choreo/core/run_result.hpp"
 
 #include <fmt/format.h>
 
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "choreo/error.hpp"
-#include "choreo/json_read.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "json_read.hpp"
 
 namespace choreo {
 

@@ -1,11 +1,11 @@
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 
 namespace choreo {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "op_checks.hpp"
 
 namespace choreo {

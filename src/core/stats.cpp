@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::stats {
 

@@ -1,4 +1,4 @@
-#include "choreo/text.hpp"
+#include "text.hpp"
 
 namespace choreo {
 

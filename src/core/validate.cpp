@@ -1,7 +1,7 @@
 // Static checks of a Schedule. The checks run from cheap and local (one op) to global
 // (matching across ranks, deadlock), so the first message a user sees names the most
 // basic problem.
-#include "choreo/validate.hpp"
+#include "choreo/core/validate.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "message_order.hpp"
 #include "validate_detail.hpp"
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::detail {
 

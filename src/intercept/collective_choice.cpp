@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sim/engine.hpp"
 
 namespace choreo::intercept {

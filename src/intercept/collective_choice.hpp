@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "choreo/mpi_defaults.hpp"
+#include "choreo/coll/mpi_defaults.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo::intercept {

@@ -8,7 +8,7 @@
 #include <functional>
 #include <optional>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::intercept {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "../mpi/exchange_setup.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "comm_state.hpp"
 #include "next.hpp"
 #include "runtime.hpp"

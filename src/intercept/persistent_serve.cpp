@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "../mpi/datatype_layout.hpp"
-#include "choreo/error.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/topo/platform.hpp"
 
 namespace choreo::intercept::persistent {
 namespace {

@@ -1,9 +1,9 @@
 #pragma once
 // The recorder (CHOREO_RECORD=DIR): every rank writes its MPI calls to DIR/rank-<r>.ctr in the
-// trace format of include/choreo/trace.hpp, for `choreo import`. The wrappers in record_*.cpp
-// test on() first and otherwise call MPI at once: unset, recording costs one load per call.
-// Records are built in one reused Event under a lock (calls may come from several threads) and
-// encoded into a buffer written out in chunks; MPI_Finalize writes the rest.
+// trace format of include/choreo/replay/trace_format.hpp, for `choreo import`. The wrappers in
+// record_*.cpp test on() first and otherwise call MPI at once: unset, recording costs one load per
+// call. Records are built in one reused Event under a lock (calls may come from several threads)
+// and encoded into a buffer written out in chunks; MPI_Finalize writes the rest.
 #include <mpi.h>
 
 #include <atomic>
@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "choreo/trace.hpp"
+#include "choreo/replay/trace_format.hpp"
 #include "runtime.hpp"
 
 namespace choreo::intercept::record {

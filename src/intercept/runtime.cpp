@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "../mpi/timed_runs.hpp"
-#include "choreo/error.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
 #include "comm_state.hpp"
 #include "record.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "stages.hpp"
 

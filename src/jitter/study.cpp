@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "choreo/jitter/auto_t.hpp"
 #include "choreo/jitter/noise.hpp"

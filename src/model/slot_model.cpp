@@ -1,12 +1,12 @@
 // Paper 000's prediction model, eqs. 10-16 (the derivations are in the comments below; a
 // test reproduces the paper's Table 1).
-#include "choreo/slot_model.hpp"
+#include "choreo/model/slot_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 

@@ -1,5 +1,5 @@
-// Paper 001's step model with collisions (include/choreo/step_model.hpp).
-#include "choreo/step_model.hpp"
+// Paper 001's step model with collisions (include/choreo/model/step_model.hpp).
+#include "choreo/model/step_model.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <unordered_map>
 
 #include "../sim/links.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::model {
 

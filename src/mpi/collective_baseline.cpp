@@ -12,8 +12,8 @@
 #include <set>
 #include <span>
 
-#include "choreo/data_pattern.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/data_pattern.hpp"
+#include "choreo/core/error.hpp"
 #include "timed_runs.hpp"
 
 namespace choreo::mpi {

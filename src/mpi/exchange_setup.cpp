@@ -7,7 +7,7 @@
 #include <climits>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "timed_runs.hpp"
 
 namespace choreo::mpi::detail {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "choreo/core/pattern.hpp"
 #include "choreo/mpi/exchange_report.hpp"
-#include "choreo/pattern.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo::mpi::detail {

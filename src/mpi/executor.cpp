@@ -20,11 +20,11 @@
 #include <simgrid/host.h>
 #endif
 
-#include "choreo/checked.hpp"
-#include "choreo/data_pattern.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/data_pattern.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "choreo/core/validate.hpp"
 #include "fault_watch.hpp"
 #include "timed_runs.hpp"
 

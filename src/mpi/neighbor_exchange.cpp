@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/pattern.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
 #include "exchange_runner.hpp"
 #include "exchange_setup.hpp"
 #include "timed_runs.hpp"

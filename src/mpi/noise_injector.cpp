@@ -11,7 +11,7 @@
 #include <random>
 #include <string>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/noise.hpp"
 
 namespace choreo {

@@ -13,8 +13,9 @@
 #include <set>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
+#include "resilient_stage_hook.hpp"
 
 namespace choreo {
 

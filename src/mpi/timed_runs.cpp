@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "../core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::mpi::detail {
 

@@ -8,8 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "choreo/core/run_result.hpp"
 #include "choreo/mpi/executor.hpp"
-#include "choreo/run_result.hpp"
 #include "fault_watch.hpp"
 
 namespace choreo::mpi::detail {

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "../coll/allgather_rank_programs.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

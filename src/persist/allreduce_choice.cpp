@@ -3,8 +3,8 @@
 
 #include <bit>
 
+#include "../core/human.hpp"
 #include "choice.hpp"
-#include "choreo/human.hpp"
 
 namespace choreo::persist::detail {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "choice.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

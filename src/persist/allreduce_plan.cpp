@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "../coll/allreduce_rank_programs.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

@@ -4,7 +4,7 @@
 // alone, in O(P) time and memory.
 #include <fmt/format.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

@@ -9,11 +9,11 @@
 #include <unordered_map>
 
 #include "block_layout.hpp"
-#include "choreo/error.hpp"
-#include "choreo/pattern.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/schedule.hpp"
 #include "choreo/persist/collectives.hpp"
-#include "choreo/sched.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "init_common.hpp"
 
 namespace choreo::persist {

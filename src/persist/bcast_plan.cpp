@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "../coll/bcast_rank_programs.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "../mpi/datatype_layout.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "init_common.hpp"
 
 namespace choreo::persist::detail {

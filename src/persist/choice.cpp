@@ -25,8 +25,8 @@
 #include <climits>
 #include <cmath>
 
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/human.hpp"
+#include "../core/human.hpp"
+#include "choreo/coll/pipeline.hpp"
 
 namespace choreo::persist::detail {
 

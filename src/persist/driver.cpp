@@ -7,7 +7,7 @@
 #include <functional>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 

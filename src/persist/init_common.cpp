@@ -9,7 +9,7 @@
 
 #include "../mpi/datatype_layout.hpp"
 #include "../mpi/timed_runs.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "instance.hpp"
 
 namespace choreo::persist::detail {

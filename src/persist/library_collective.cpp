@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "../mpi/mpich_quirks.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "../core/human.hpp"
 #include "../core/stats.hpp"
-#include "choreo/human.hpp"
 
 namespace choreo::persist::detail {
 

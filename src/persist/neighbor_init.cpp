@@ -10,7 +10,7 @@
 #include "../mpi/neighbor_lists.hpp"
 #include "../mpi/neighbor_quirks.hpp"
 #include "block_layout.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist {
 

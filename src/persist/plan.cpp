@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 

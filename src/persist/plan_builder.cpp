@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 

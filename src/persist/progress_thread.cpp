@@ -13,7 +13,7 @@
 #include <optional>
 #include <string_view>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 

@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

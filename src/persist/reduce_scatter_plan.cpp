@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../coll/allreduce_rank_programs.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

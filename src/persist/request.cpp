@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "instance.hpp"
 
 namespace choreo::persist {

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "../coll/rooted_rank_programs.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

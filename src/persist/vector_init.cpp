@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "block_layout.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 #include "init_common.hpp"
 #include "plans.hpp"

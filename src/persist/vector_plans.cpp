@@ -4,7 +4,7 @@
 // displacements put them (bytes here: counts and displacements times the element size).
 #include <fmt/format.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "plan_builder.hpp"
 #include "plans.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::redist {
 namespace {

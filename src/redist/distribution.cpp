@@ -6,8 +6,8 @@
 #include <climits>
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 
 namespace choreo::redist {
 namespace {

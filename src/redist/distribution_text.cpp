@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/distribution.hpp"
 
 namespace choreo::redist {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/mpi.hpp"
 #include "measured_engine.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "../mpi/timed_runs.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/limits.hpp"
 #include "choreo/redist/local_array.hpp"
 
 namespace choreo::redist {

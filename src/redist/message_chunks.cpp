@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::redist {
 namespace {

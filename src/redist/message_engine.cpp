@@ -6,7 +6,7 @@
 #include <climits>
 #include <thread>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "message_chunks.hpp"
 #include "mpi_check.hpp"
 #include "mpi_quirks.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "run_join.hpp"
 
 namespace choreo::redist {

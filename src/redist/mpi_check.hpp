@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::redist {
 

@@ -4,7 +4,7 @@
 #include <climits>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/mpi.hpp"
 
 namespace choreo::redist {

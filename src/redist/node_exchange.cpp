@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "mpi_check.hpp"
 
 namespace choreo::redist {

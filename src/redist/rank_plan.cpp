@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/message_layout.hpp"
 

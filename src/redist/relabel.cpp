@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/comm_sets.hpp"
 
 namespace choreo::redist {

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/scalapack.hpp"
 
 namespace choreo::redist {

@@ -6,7 +6,7 @@
 #include <span>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/message_layout.hpp"
 #include "run_join.hpp"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::redist {
 namespace {

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <deque>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/mpi_defaults.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/mpi_defaults.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "import_parts.hpp"
 
 namespace choreo::replay {

@@ -1,10 +1,10 @@
 // import_traces: the ranks' actions, their messages matched and tagged, emitted as one program
-// per rank (include/choreo/replay.hpp has the rules).
+// per rank (include/choreo/replay/import.hpp has the rules).
 #include <fmt/format.h>
 
 #include <unordered_map>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "import_parts.hpp"
 
 namespace choreo::replay {

@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "choreo/replay.hpp"
-#include "choreo/schedule.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/schedule.hpp"
+#include "choreo/replay/import.hpp"
+#include "choreo/replay/trace_format.hpp"
 
 namespace choreo::replay::detail {
 

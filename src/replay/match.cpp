@@ -4,8 +4,8 @@
 #include <deque>
 #include <unordered_map>
 
-#include "choreo/error.hpp"
-#include "choreo/replay.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/replay/import.hpp"
 
 namespace choreo::replay {
 namespace {

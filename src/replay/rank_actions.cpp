@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "import_parts.hpp"
 
 namespace choreo::replay::detail {

@@ -1,10 +1,12 @@
-// The .ctr encoder and decoder (include/choreo/trace.hpp; docs/formats.md has the layout).
+// The .ctr encoder and decoder (include/choreo/replay/trace_format.hpp; docs/formats.md has the
+// layout).
+#include "choreo/replay/trace_format.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
 
-#include "choreo/error.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::trace {
 namespace {

@@ -1,9 +1,9 @@
 // A recording's directory: one rank-<r>.ctr per rank, read and checked against each other.
 #include <fmt/format.h>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/replay/trace_format.hpp"
 
 namespace choreo::trace {
 

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "grid_record.hpp"
 
 namespace choreo::scalapack {

@@ -5,7 +5,7 @@
 #include <memory>
 #include <numeric>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::scalapack {
 namespace {

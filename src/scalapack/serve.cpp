@@ -4,7 +4,7 @@
 
 #include <climits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "context_state.hpp"
 #include "grid_record.hpp"
 #include "runtime.hpp"

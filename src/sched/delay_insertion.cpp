@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 

@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "slot_colouring.hpp"
 
 namespace choreo::detail {

@@ -2,7 +2,7 @@
 // sends in it, is in plan.cpp with the other plan shapes.
 #include <algorithm>
 
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 SlotPlan plan_ring(const Pattern& pattern) {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "choreo/core/huge_pages.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::detail {
 

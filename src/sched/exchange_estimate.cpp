@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "choreo/slot_model.hpp"
+#include "choreo/model/slot_model.hpp"
 
 namespace choreo::detail {
 

@@ -3,9 +3,9 @@
 // predicts it instead where that is too much.
 #include <cstdint>
 
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/pattern.hpp"
 #include "choreo/sched/exchange_plan.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::detail {
 

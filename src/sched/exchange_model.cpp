@@ -6,7 +6,7 @@
 #include <cmath>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 
 namespace choreo {

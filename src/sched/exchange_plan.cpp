@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "choreo/error.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "edge_colouring.hpp"
 #include "exchange_estimate.hpp"
 #include "exchange_programs.hpp"

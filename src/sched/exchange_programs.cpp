@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "choreo/checked.hpp"
+#include "choreo/core/checked.hpp"
 
 namespace choreo::detail {
 

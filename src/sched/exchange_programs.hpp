@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/pattern.hpp"
 #include "choreo/sched/exchange_plan.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::detail {
 

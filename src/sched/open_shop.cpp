@@ -28,8 +28,8 @@
 #include <span>
 #include <utility>
 
-#include "choreo/error.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 namespace {

@@ -5,7 +5,7 @@
 // step is a handshake: a rank cannot run ahead of the ranks it exchanges with.
 #include <unordered_map>
 
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 

@@ -3,7 +3,7 @@
 // barrier, so no phase's sends meet another's. The barrier is a dissemination barrier of
 // 0-byte messages, so the schedule stays plain point-to-point: ceil(log2 n) rounds, in round j
 // rank r sends to r + 2^j and receives from r - 2^j.
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 

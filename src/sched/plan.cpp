@@ -5,10 +5,10 @@
 #include <cmath>
 #include <string>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "plan_shape.hpp"
 
 namespace choreo {

@@ -6,8 +6,8 @@
 #include <cstdint>
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::detail {
 

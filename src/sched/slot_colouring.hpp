@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo::detail {
 

@@ -1,15 +1,15 @@
-// Where a selection stretches its profile (extrapolation_notes in include/choreo/select.hpp):
-// a prediction is only as good as what was measured, and `choreo select` says where it goes
-// beyond it.
+// Where a selection stretches its profile (extrapolation_notes in
+// include/choreo/select/select.hpp): a prediction is only as good as what was measured, and `choreo
+// select` says where it goes beyond it.
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
-#include "choreo/profile_quality.hpp"
-#include "choreo/select.hpp"
+#include "../core/human.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile_quality.hpp"
+#include "choreo/select/select.hpp"
 
 namespace choreo::select {
 namespace {

@@ -1,7 +1,7 @@
 // Machine profiles (choreo.profile/1): JSON reading with one clear line per problem, writing
 // one size per line, the confidence interval of the median behind the calibration's stopping
 // rule, and the Hockney and LogGP fits (docs/calibration.md explains both).
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +12,10 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "../core/json_read.hpp"
 #include "../core/stats.hpp"
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/json_read.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
 
 namespace choreo {
 namespace {

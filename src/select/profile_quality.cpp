@@ -1,5 +1,5 @@
 // Confidence intervals of a profile's fits and its impossible fits (profile_quality.hpp).
-#include "choreo/profile_quality.hpp"
+#include "choreo/select/profile_quality.hpp"
 
 #include <fmt/format.h>
 
@@ -8,9 +8,9 @@
 #include <random>
 #include <utility>
 
+#include "../core/human.hpp"
 #include "../core/stats.hpp"
-#include "choreo/error.hpp"
-#include "choreo/human.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo {
 namespace {

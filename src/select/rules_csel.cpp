@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/json_read.hpp"
-#include "choreo/rules_export.hpp"
+#include "../core/json_read.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/rules_export.hpp"
 
 namespace choreo::detail::rules {
 namespace {

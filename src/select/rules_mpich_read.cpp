@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/rules_export.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/rules_export.hpp"
 #include "rules_csel.hpp"
 #include "rules_table.hpp"
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/rules_export.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/rules_export.hpp"
 
 namespace choreo::detail::rules {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
-// Private to the tuning-file writers and readers (choreo/rules_export.hpp): the decision table
-// they share (choreo's algorithms of each collective and their numbers and names in Open MPI
+// Private to the tuning-file writers and readers (choreo/select/rules_export.hpp): the decision
+// table they share (choreo's algorithms of each collective and their numbers and names in Open MPI
 // and MPICH), the decisions checked against it (rules_table.cpp), and a few helpers.
 //
 // What each library compares against a rule's threshold, for choreo's `bytes` b on a
@@ -58,7 +58,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/rules_export.hpp"
+#include "choreo/select/rules_export.hpp"
 
 namespace choreo::detail::rules {
 

@@ -1,5 +1,5 @@
-// Algorithm selection from the step model (include/choreo/select.hpp).
-#include "choreo/select.hpp"
+// Algorithm selection from the step model (include/choreo/select/select.hpp).
+#include "choreo/select/select.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -11,9 +11,9 @@
 #include <random>
 #include <utility>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
-#include "choreo/profile_quality.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile_quality.hpp"
 
 namespace choreo::select {
 

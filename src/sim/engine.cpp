@@ -13,9 +13,9 @@
 #include <limits>
 #include <unordered_map>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "event_queue.hpp"
 #include "flows.hpp"
 #include "links.hpp"

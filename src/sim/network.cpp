@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
 
 namespace choreo::sim {
 namespace {

@@ -8,9 +8,9 @@
 #include <random>
 #include <sstream>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/topo/platform.hpp"
 
 namespace choreo::sim {
 namespace {

@@ -14,9 +14,9 @@
 #include "../core/in_file.hpp"
 #include "../core/validate_detail.hpp"
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/io.hpp"
 
 namespace choreo::sim {
 namespace {

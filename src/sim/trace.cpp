@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::sim {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "../core/validate_detail.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 
 namespace choreo::sim {
 // A namespace of its own: the library is built as jumbo translation units (CHOREO_UNITY_BUILD),

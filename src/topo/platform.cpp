@@ -1,7 +1,7 @@
 // SimGrid platform XML for the two clusters choreo simulates under SMPI. Both are single
 // SimGrid <cluster> elements: SimGrid then computes routes itself (no route table that
 // grows as N^2), and the files stay short enough to read.
-#include "choreo/platform.hpp"
+#include "choreo/topo/platform.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,7 +13,7 @@
 #include <system_error>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo {
 namespace {

@@ -13,8 +13,8 @@
 #include <system_error>
 #include <utility>
 
-#include "choreo/error.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/topo/platform.hpp"
 
 namespace choreo {
 namespace {

@@ -1,9 +1,9 @@
 // GOAL (LogGOPSim's schedule language) as choreo reads it: schedule_from_goal, and the
 // simulator's streaming reader (sim::compact_from_goal), which must agree with it.
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/goal_io.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/schedule_file.hpp"
-#include "choreo/validate.hpp"
 #include "fuzz_support.hpp"
 #include "schedule_checks.hpp"
 

@@ -1,5 +1,5 @@
 // MPICH CSEL tuning files (JSON): parse_mpich_csel_json, and the writer's round trip.
-#include "choreo/rules_export.hpp"
+#include "choreo/select/rules_export.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // Open MPI coll_tuned rules files, both formats: parse_ompi_rules, and the writer's round trip
 // through the classic and the version 2 format.
-#include "choreo/rules_export.hpp"
+#include "choreo/select/rules_export.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

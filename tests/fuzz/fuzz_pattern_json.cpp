@@ -1,6 +1,6 @@
 // Patterns in JSON (choreo.pattern/1): pattern_from_json, and the writer's round trip.
-#include "choreo/json_io.hpp"
-#include "choreo/pattern.hpp"
+#include "choreo/core/json_io.hpp"
+#include "choreo/core/pattern.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

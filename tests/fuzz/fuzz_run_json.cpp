@@ -1,5 +1,5 @@
 // Run results in JSON (choreo.run/1, read by `choreo report`): run_result_from_json.
-#include "choreo/run_result.hpp"
+#include "choreo/core/run_result.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

@@ -1,5 +1,5 @@
 // Schedules in JSON (choreo.schedule/1): schedule_from_json.
-#include "choreo/json_io.hpp"
+#include "choreo/core/json_io.hpp"
 #include "fuzz_support.hpp"
 #include "schedule_checks.hpp"
 

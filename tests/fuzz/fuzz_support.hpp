@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::fuzz {
 

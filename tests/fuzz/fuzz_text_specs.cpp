@@ -10,13 +10,13 @@
 #include <string>
 #include <string_view>
 
-#include "choreo/coll.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/redist/distribution.hpp"
 #include "choreo/redist/scalapack.hpp"
-#include "choreo/select.hpp"
+#include "choreo/select/select.hpp"
 #include "choreo/sim/network.hpp"
 #include "choreo/sim/noise.hpp"
+#include "choreo/topo/platform.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

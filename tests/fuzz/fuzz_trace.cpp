@@ -1,8 +1,8 @@
 // MPI traces (rank-<r>.ctr, CHOREO_RECORD; docs/formats.md): trace::decode, the encoder's
 // round trip, and choreo import of a one-rank trace (whose schedule must keep the promises of
 // every schedule, schedule_checks.hpp).
-#include "choreo/replay.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/replay/import.hpp"
+#include "choreo/replay/trace_format.hpp"
 #include "fuzz_support.hpp"
 #include "schedule_checks.hpp"
 

@@ -1,10 +1,10 @@
 #include "schedule_checks.hpp"
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/json_io.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/json_io.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 #include "fuzz_support.hpp"
 
 namespace choreo::fuzz {

@@ -1,7 +1,7 @@
 #pragma once
 // The promises about a schedule a reader accepted (docs/formats.md): both writers' output
 // reads back to the same schedule, and what validate accepts the simulator finishes.
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::fuzz {
 

@@ -41,6 +41,29 @@ others=$(nm -D --defined-only "$library" | awk '$3 !~ /^choreo_/ {print $3}')
 [ -z "$others" ] || fail "libchoreo.so exports more than choreo_*: $(echo $others | head -c 300)"
 echo "install: $soname exports $(nm -D --defined-only "$library" | grep -c ' choreo_') choreo_* functions, nothing else"
 
+# Every installed header compiles on its own (it includes what it uses), and nothing private
+# is installed: the headers are the API (docs/architecture.md). One compiler run, each header in
+# a translation unit of its own, included twice (its guard), compiled with -fsyntax-only.
+# Under MPICH only: the headers are the same for both MPIs, every one of them is compiled with
+# Open MPI's mpi.h by that build anyway, and the check takes CI time twice otherwise.
+if [ "$mpi" = "MPICH" ]; then
+  headers=$(cd "$prefix/include" && find choreo -name '*.hpp' | sort)
+  [ -n "$headers" ] || fail "no headers under $prefix/include/choreo"
+  for private in human.hpp text.hpp json_read.hpp; do
+    ! find "$prefix/include" -name "$private" | grep -q . || fail "the private header $private is installed"
+  done
+  units=()
+  for h in $headers; do
+    unit="$work/headers/${h//\//_}.cpp"
+    mkdir -p "$work/headers"
+    printf '#include <%s>\n#include <%s>\n' "$h" "$h" >"$unit"
+    units+=("$unit")
+  done
+  "$mpicxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" "${units[@]}" ||
+    fail "an installed header does not compile on its own (above)"
+  echo "install: $(echo "$headers" | wc -l) installed headers compile on their own"
+fi
+
 # A C++ project with find_package(choreo), configured with choreo's MPI.
 cmake -S "$consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
   -DMPI_CXX_COMPILER="$mpicxx" >/dev/null

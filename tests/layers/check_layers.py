@@ -40,36 +40,9 @@ LAYERS = {
     "tools": 8,  # the command lines
 }
 
-# Public headers still at the top of include/choreo/ (not yet in a folder of their module).
+# The public headers at the top of include/choreo/: the C APIs (every C++ header is in the folder
+# of its module).
 TOP_LEVEL_HEADERS = {
-    "checked.hpp": "core",
-    "data_pattern.hpp": "core",
-    "error.hpp": "core",
-    "goal_io.hpp": "core",
-    "human.hpp": "core",
-    "io.hpp": "core",
-    "json_io.hpp": "core",
-    "json_read.hpp": "core",
-    "limits.hpp": "core",
-    "pattern.hpp": "core",
-    "run_result.hpp": "core",
-    "schedule.hpp": "core",
-    "text.hpp": "core",
-    "validate.hpp": "core",
-    "slot_model.hpp": "model",
-    "step_model.hpp": "model",
-    "platform.hpp": "topo",
-    "coll.hpp": "coll",
-    "coll_pipeline.hpp": "coll",
-    "coll_resilient.hpp": "coll",
-    "mpi_defaults.hpp": "coll",
-    "sched.hpp": "sched",
-    "replay.hpp": "replay",
-    "trace.hpp": "replay",
-    "profile.hpp": "select",
-    "profile_quality.hpp": "select",
-    "rules_export.hpp": "select",
-    "select.hpp": "select",
     "choreo.h": "capi",
     "mpi_persistent.h": "intercept",
 }

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "../support/exchange_cases.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/persist/collectives.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 // library's reader, checks that its stored fits are what the samples give, and prints them.
 #include <fmt/core.h>
 
-#include "choreo/error.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

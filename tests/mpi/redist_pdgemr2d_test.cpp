@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/measure.hpp"
 #include "choreo/redist/mpi.hpp"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "../../src/redist/mpi_quirks.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/local_array.hpp"
 #include "choreo/redist/measure.hpp"
 #include "choreo/redist/mpi.hpp"

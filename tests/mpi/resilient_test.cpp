@@ -3,8 +3,6 @@
 // different data, T, counts and communicators and the caller's own messages in between; one
 // rank held back so that its partners must finish from a copy; noise injection; misuse.
 // Prints "resilient: N cases OK" on rank 0; any failure aborts with the case named.
-#include "choreo/mpi/resilient_allreduce.hpp"
-
 #include <fmt/format.h>
 #include <mpi.h>
 
@@ -16,9 +14,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "choreo/error.hpp"
+#include "../../src/mpi/resilient_stage_hook.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "choreo/mpi/noise_injector.hpp"
+#include "choreo/mpi/resilient_allreduce.hpp"
 
 namespace {
 

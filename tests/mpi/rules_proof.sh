@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves that an MPI library obeys a tuning file written by choreo's exporter
-# (choreo/rules_export.hpp, docs/selection.md): it writes a file that switches COLL from
+# (choreo/select/rules_export.hpp, docs/selection.md): it writes a file that switches COLL from
 # algorithm BELOW to algorithm FROM at THRESHOLD bytes (choreo's bytes), runs rules_probe with
 # THRESHOLD-1 and THRESHOLD bytes, rank 0 under gdb with a breakpoint on every algorithm
 # function the library has for COLL, and requires that each call entered exactly the function

@@ -1,5 +1,5 @@
 // rules_write: writes an Open MPI coll_tuned rules file or an MPICH CSEL file with choreo's
-// exporter (choreo/rules_export.hpp), reads it back and checks it gives the same decisions.
+// exporter (choreo/select/rules_export.hpp), reads it back and checks it gives the same decisions.
 // Used by rules_proof.sh, which then shows that the library runs what the file chose.
 //
 //   rules_write --format ompi-rules|ompi5-rules|mpich-json
@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/rules_export.hpp"
-#include "choreo/text.hpp"
+#include "../../src/core/text.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/rules_export.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::test {
 

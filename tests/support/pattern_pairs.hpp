@@ -3,7 +3,7 @@
 #include <set>
 #include <utility>
 
-#include "choreo/pattern.hpp"
+#include "choreo/core/pattern.hpp"
 
 namespace choreo::test {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "choreo/pattern.hpp"
+#include "choreo/core/pattern.hpp"
 
 namespace choreo::test {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::test {
 

@@ -10,10 +10,10 @@
 #include <random>
 #include <vector>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/validate.hpp"
 #include "error_of.hpp"

@@ -1,5 +1,6 @@
-// Checked arithmetic (choreo/checked.hpp) and choreo's limits (choreo/limits.hpp), compared
-// with 128-bit arithmetic: an overflow is an Error naming the quantity, never a wrapped value.
+// Checked arithmetic (choreo/core/checked.hpp) and choreo's limits (choreo/core/limits.hpp),
+// compared with 128-bit arithmetic: an overflow is an Error naming the quantity, never a wrapped
+// value.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "choreo/checked.hpp"
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/checked.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "error_of.hpp"
 
 namespace choreo {

@@ -8,9 +8,9 @@
 #include <map>
 #include <tuple>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
 
 namespace choreo {
 namespace {

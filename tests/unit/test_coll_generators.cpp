@@ -28,11 +28,11 @@
 #include <tuple>
 #include <vector>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 
 namespace choreo {
 namespace {

@@ -6,10 +6,10 @@
 #include <tuple>
 #include <vector>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 
 namespace choreo {
 namespace {

@@ -24,12 +24,12 @@
 #include <set>
 #include <vector>
 
-#include "choreo/coll.hpp"
-#include "choreo/coll_pipeline.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/pipeline.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 // choreo sim's router, to route the torus trees' messages independently of the generator.
 #include "../../src/sim/links.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "choreo/data_pattern.hpp"
+#include "choreo/core/data_pattern.hpp"
 
 namespace choreo {
 namespace {

@@ -17,9 +17,9 @@
 
 #include "../../src/sched/plan_shape.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sched/exchange_plan.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "choreo/sim/engine.hpp"
 #include "error_of.hpp"
 #include "random_pattern.hpp"

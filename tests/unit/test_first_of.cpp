@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "choreo/coll.hpp"
-#include "choreo/coll_resilient.hpp"
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/json_io.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/resilient.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/json_io.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/trace.hpp"
-#include "choreo/validate.hpp"
 #include "error_of.hpp"
 #include "schedule_builder.hpp"
 

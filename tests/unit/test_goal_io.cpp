@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/limits.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 namespace {

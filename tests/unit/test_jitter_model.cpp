@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "choreo/jitter/noise.hpp"
 #include "choreo/jitter/study.hpp"

@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "choreo/error.hpp"
-#include "choreo/json_io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/json_io.hpp"
 #include "schedule_builder.hpp"
 
 namespace choreo {

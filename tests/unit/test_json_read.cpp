@@ -1,4 +1,4 @@
-// The strict JSON reader shared by choreo's JSON formats (choreo/json_read.hpp): a key given
+// The strict JSON reader shared by choreo's JSON formats (src/core/json_read.hpp): a key given
 // twice, a number beyond a double and text that is not UTF-8 are errors naming the place,
 // never a silently changed document.
 #include <gmock/gmock.h>
@@ -8,12 +8,12 @@
 #include <optional>
 #include <string>
 
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/json_io.hpp"
-#include "choreo/json_read.hpp"
-#include "choreo/run_result.hpp"
-#include "choreo/text.hpp"
+#include "../../src/core/json_read.hpp"
+#include "../../src/core/text.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/json_io.hpp"
+#include "choreo/core/run_result.hpp"
 #include "error_of.hpp"
 
 namespace choreo {

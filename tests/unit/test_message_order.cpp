@@ -20,9 +20,9 @@
 
 #include "../../src/core/message_order.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 #include "error_of.hpp"
 #include "schedule_builder.hpp"
 

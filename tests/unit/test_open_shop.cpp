@@ -11,10 +11,10 @@
 #include <random>
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
-#include "choreo/sched.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 namespace {

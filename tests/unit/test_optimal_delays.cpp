@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../../src/sched/edge_colouring.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "random_pattern.hpp"
 
 namespace choreo {

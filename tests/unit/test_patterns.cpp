@@ -4,9 +4,9 @@
 
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/sched.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "pattern_pairs.hpp"
 
 namespace choreo {

@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/pattern.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
 #include "pattern_pairs.hpp"
 
 namespace choreo {

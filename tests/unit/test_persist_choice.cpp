@@ -15,9 +15,9 @@
 #include <tuple>
 
 #include "../../src/persist/choice.hpp"
-#include "choreo/coll.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sim/engine.hpp"
 
 namespace choreo::persist::detail {

@@ -20,8 +20,8 @@
 
 #include "../../src/persist/plan_builder.hpp"
 #include "../../src/persist/plans.hpp"
-#include "choreo/coll_pipeline.hpp"
-#include "choreo/error.hpp"
+#include "choreo/coll/pipeline.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::persist::detail {
 namespace {

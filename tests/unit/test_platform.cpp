@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/topo/platform.hpp"
 
 namespace choreo {
 namespace {

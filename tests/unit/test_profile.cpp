@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "choreo/error.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
 #include "synthetic_profile.hpp"
 
 namespace choreo {

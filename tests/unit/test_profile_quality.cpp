@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "choreo/error.hpp"
-#include "choreo/profile.hpp"
-#include "choreo/profile_quality.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
+#include "choreo/select/profile_quality.hpp"
 #include "synthetic_profile.hpp"
 
 namespace choreo {

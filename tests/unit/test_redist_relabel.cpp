@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/relabel.hpp"
 #include "redist_reference.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../../src/redist/message_chunks.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/message_layout.hpp"
 #include "redist_reference.hpp"
 

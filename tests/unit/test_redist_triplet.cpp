@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/redist/triplet.hpp"
 #include "redist_reference.hpp"
 

@@ -1,4 +1,4 @@
-// choreo import's matching (include/choreo/replay.hpp): against the true pairing of random
+// choreo import's matching (include/choreo/replay/import.hpp): against the true pairing of random
 // message sets and against a naive reference, then import_traces on hand-made traces for
 // wildcards, communicators and non-overtaking order.
 #include <gmock/gmock.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <random>
 
-#include "choreo/error.hpp"
-#include "choreo/replay.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/replay/import.hpp"
 #include "error_of.hpp"
 
 namespace replay_match_test {

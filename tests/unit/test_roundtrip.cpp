@@ -3,9 +3,9 @@
 
 #include <filesystem>
 
-#include "choreo/goal_io.hpp"
-#include "choreo/io.hpp"
-#include "choreo/json_io.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/json_io.hpp"
 #include "schedule_builder.hpp"
 
 namespace choreo {

@@ -1,5 +1,5 @@
 // Open MPI coll_tuned rules and MPICH CSEL files from decisions, and back
-// (choreo/rules_export.hpp). That the libraries obey the files is shown by mpi.rules_*.
+// (choreo/select/rules_export.hpp). That the libraries obey the files is shown by mpi.rules_*.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/rules_export.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/rules_export.hpp"
 #include "error_of.hpp"
 
 namespace choreo {

@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
-#include "choreo/error.hpp"
-#include "choreo/sched.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "random_pattern.hpp"
 
 namespace choreo {

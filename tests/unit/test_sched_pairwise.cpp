@@ -4,8 +4,8 @@
 #include <tuple>
 #include <vector>
 
-#include "choreo/sched.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
 
 namespace choreo {
 namespace {

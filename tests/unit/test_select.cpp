@@ -7,8 +7,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "choreo/error.hpp"
-#include "choreo/select.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/select.hpp"
 
 namespace choreo::select {
 namespace {

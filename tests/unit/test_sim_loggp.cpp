@@ -5,9 +5,9 @@
 
 #include <functional>
 
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/io.hpp"
 #include "choreo/sim/engine.hpp"
 #include "schedule_builder.hpp"
 

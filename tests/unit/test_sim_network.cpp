@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sim/engine.hpp"
 #include "schedule_builder.hpp"
 

@@ -9,12 +9,12 @@
 #include <random>
 #include <string>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
-#include "choreo/goal_io.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/goal_io.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/schedule_file.hpp"
-#include "choreo/validate.hpp"
 #include "error_of.hpp"
 #include "schedule_builder.hpp"
 

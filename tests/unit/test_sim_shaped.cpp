@@ -5,11 +5,11 @@
 
 #include <random>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/core/shaped_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/validate.hpp"
 #include "schedule_builder.hpp"
 
 namespace choreo {

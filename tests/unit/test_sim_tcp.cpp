@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sim/engine.hpp"
 #include "schedule_builder.hpp"
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "choreo/coll_resilient.hpp"
-#include "choreo/error.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/coll/resilient.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "choreo/sim/trace.hpp"
 #include "schedule_builder.hpp"
 

@@ -15,13 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
 #include "choreo/sim/validate.hpp"
-#include "choreo/validate.hpp"
 #include "error_of.hpp"
 #include "schedule_builder.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../../src/core/stats.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "choreo/coll.hpp"
-#include "choreo/error.hpp"
-#include "choreo/step_model.hpp"
+#include "choreo/coll/generators.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/model/step_model.hpp"
 
 namespace choreo::model {
 namespace {

@@ -1,11 +1,11 @@
-// The .ctr trace format (include/choreo/trace.hpp): every record kind survives encoding, and a
-// file cut anywhere, or not a trace, or of a newer format, gives one clear line.
+// The .ctr trace format (include/choreo/replay/trace_format.hpp): every record kind survives
+// encoding, and a file cut anywhere, or not a trace, or of a newer format, gives one clear line.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "choreo/error.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/replay/trace_format.hpp"
 
 namespace trace_format_test {
 

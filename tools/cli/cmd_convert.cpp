@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/io.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "cli/common.hpp"
 

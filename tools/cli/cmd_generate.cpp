@@ -1,9 +1,9 @@
 // choreo generate SPEC -o FILE: write a generated collective's schedule (.json, .goal or .cbs).
 #include <fmt/core.h>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/io.hpp"
+#include "choreo/core/io.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {

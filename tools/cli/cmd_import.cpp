@@ -2,10 +2,10 @@
 // `choreo sim` replays (docs/record-replay.md).
 #include <fmt/core.h>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/replay.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/replay/import.hpp"
+#include "choreo/replay/trace_format.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <utility>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/select.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/select/select.hpp"
 #include "cli/common.hpp"
 #include "command_line.hpp"
 

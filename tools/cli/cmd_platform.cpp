@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/platform.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/topo/platform.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <memory>
 
-#include "choreo/error.hpp"
-#include "choreo/limits.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/limits.hpp"
 #include "choreo/redist/peak_memory.hpp"
 #include "choreo/redist/plan.hpp"
 #include "choreo/redist/rank_plan.hpp"

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <optional>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/platform.hpp"
-#include "choreo/run_result.hpp"
-#include "choreo/sched.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/run_result.hpp"
+#include "choreo/sched/schedulers.hpp"
+#include "choreo/topo/platform.hpp"
 #include "cli/common.hpp"
 #include "cli/report_plot.hpp"
 

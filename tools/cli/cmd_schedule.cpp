@@ -6,11 +6,11 @@
 
 #include <cmath>
 
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/platform.hpp"
-#include "choreo/sched.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/validate.hpp"
+#include "choreo/sched/schedulers.hpp"
+#include "choreo/topo/platform.hpp"
 #include "cli/common.hpp"
 #include "cli/schedule_auto.hpp"
 #include "command_line.hpp"

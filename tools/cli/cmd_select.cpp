@@ -18,11 +18,11 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/error.hpp"
-#include "choreo/platform.hpp"
-#include "choreo/profile.hpp"
-#include "choreo/rules_export.hpp"
-#include "choreo/select.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/select/profile.hpp"
+#include "choreo/select/rules_export.hpp"
+#include "choreo/select/select.hpp"
+#include "choreo/topo/platform.hpp"
 #include "cli/common.hpp"
 #include "cli/gnuplot.hpp"
 #include "cli/network_options.hpp"

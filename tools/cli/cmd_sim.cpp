@@ -6,16 +6,16 @@
 #include <filesystem>
 #include <optional>
 
-#include "choreo/coll.hpp"
+#include "choreo/coll/generators.hpp"
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/error.hpp"
-#include "choreo/io.hpp"
-#include "choreo/run_result.hpp"
+#include "choreo/core/error.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/run_result.hpp"
+#include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/schedule_file.hpp"
 #include "choreo/sim/trace.hpp"
 #include "choreo/sim/validate.hpp"
-#include "choreo/validate.hpp"
 #include "cli/common.hpp"
 #include "cli/network_options.hpp"
 #include "command_line.hpp"

@@ -1,9 +1,9 @@
 // choreo validate FILE: is this schedule (or pattern) well formed and free of deadlock?
 #include <fmt/core.h>
 
-#include "choreo/io.hpp"
-#include "choreo/json_io.hpp"
-#include "choreo/validate.hpp"
+#include "choreo/core/io.hpp"
+#include "choreo/core/json_io.hpp"
+#include "choreo/core/validate.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {

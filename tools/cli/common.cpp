@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "choreo/core/binary_schedule.hpp"
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/sim/validate.hpp"
 
 namespace choreo::cli {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../../src/core/human.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/human.hpp"
 
 namespace choreo::cli {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <utility>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::cli {
 

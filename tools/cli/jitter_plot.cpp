@@ -11,7 +11,7 @@
 #include <functional>
 #include <limits>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "cli/gnuplot.hpp"
 
 namespace choreo::cli {

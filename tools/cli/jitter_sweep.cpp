@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 #include "choreo/jitter/allreduce.hpp"
 #include "cli/common.hpp"
 #include "command_line.hpp"

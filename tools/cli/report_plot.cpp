@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "choreo/human.hpp"
+#include "../../src/core/human.hpp"
 #include "cli/gnuplot.hpp"
 
 namespace choreo::cli {

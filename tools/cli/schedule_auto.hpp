@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "choreo/pattern.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/schedule.hpp"
 #include "cli/common.hpp"
 
 namespace choreo::cli {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "choreo/core/huge_pages.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

@@ -13,7 +13,7 @@
 
 #include "choreo/core/compact_schedule.hpp"
 #include "choreo/core/huge_pages.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

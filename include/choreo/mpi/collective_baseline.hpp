@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/run_result.hpp"
 #include "choreo/mpi/executor.hpp"
-#include "choreo/pattern.hpp"
-#include "choreo/run_result.hpp"
 
 namespace choreo::mpi {
 

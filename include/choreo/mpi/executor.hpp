@@ -3,8 +3,8 @@
 // warm-up and timed iterations, each verifying every received byte.
 #include <mpi.h>
 
-#include "choreo/run_result.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/run_result.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo::mpi {
 

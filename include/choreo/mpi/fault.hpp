@@ -7,7 +7,7 @@
 // and ends the process (std::_Exit or MPI_Abort).
 #include <mpi.h>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo::mpi {
 

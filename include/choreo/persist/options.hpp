@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/coll_pipeline.hpp"
+#include "choreo/coll/pipeline.hpp"
 
 namespace choreo::persist {
 

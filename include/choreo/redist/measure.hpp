@@ -9,10 +9,10 @@
 #include <functional>
 #include <vector>
 
+#include "choreo/core/run_result.hpp"
 #include "choreo/mpi/executor.hpp"
 #include "choreo/redist/distribution.hpp"
 #include "choreo/redist/peak_memory.hpp"
-#include "choreo/run_result.hpp"
 
 namespace choreo::redist {
 

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/pattern.hpp"
-#include "choreo/profile.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/select/profile.hpp"
 #include "choreo/sim/engine.hpp"
 #include "choreo/sim/network.hpp"
 

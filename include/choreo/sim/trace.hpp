@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 #include "choreo/sim/engine.hpp"
 
 namespace choreo::sim {

@@ -3,9 +3,9 @@
 // internal copy of choreo does not clash with the static one linked here).
 #include <choreo/choreo.h>
 
+#include <choreo/core/validate.hpp>
 #include <choreo/mpi/executor.hpp>
-#include <choreo/sched.hpp>
-#include <choreo/validate.hpp>
+#include <choreo/sched/schedulers.hpp>
 #include <cstring>
 #include <iostream>
 

@@ -20,7 +20,7 @@ struct Pattern {
 
 /// Throws choreo::Error when a message names a rank outside 0..ranks-1, sends to itself,
 /// or has a size outside 0..2^50, when ranks or messages exceed choreo's limits
-/// (choreo/limits.hpp), or when the bytes of all messages do not fit 64 bits.
+/// (choreo/core/limits.hpp), or when the bytes of all messages do not fit 64 bits.
 void validate(const Pattern& pattern);
 
 /// The bytes of all messages; throws choreo::Error when the sum does not fit 64 bits.

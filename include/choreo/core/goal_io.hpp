@@ -4,7 +4,7 @@
 // `// @choreo ...` comment lines that LogGOPSim skips. See docs/formats.md.
 #include <string>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

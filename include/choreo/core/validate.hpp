@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/schedule.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

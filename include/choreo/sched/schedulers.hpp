@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "choreo/pattern.hpp"
-#include "choreo/schedule.hpp"
-#include "choreo/slot_model.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/schedule.hpp"
+#include "choreo/model/slot_model.hpp"
 
 namespace choreo {
 

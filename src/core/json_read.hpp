@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "choreo/error.hpp"
+#include "choreo/core/error.hpp"
 
 namespace choreo {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/pattern.hpp"
+#include "choreo/core/pattern.hpp"
 
 namespace choreo {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/profile.hpp"
+#include "choreo/model/step_model.hpp"
+#include "choreo/select/profile.hpp"
 #include "choreo/sim/network.hpp"
-#include "choreo/step_model.hpp"
 
 namespace choreo::select {
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <string>
 
-#include "choreo/pattern.hpp"
-#include "choreo/schedule.hpp"
+#include "choreo/core/pattern.hpp"
+#include "choreo/core/schedule.hpp"
 
 namespace choreo {
 

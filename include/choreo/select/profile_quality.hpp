@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/profile.hpp"
+#include "choreo/select/profile.hpp"
 
 namespace choreo {
 

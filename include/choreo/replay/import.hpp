@@ -1,6 +1,6 @@
 #pragma once
-// `choreo import`: a recording (include/choreo/trace.hpp) becomes a Schedule, so the simulator
-// replays the application (docs/record-replay.md has the rules).
+// `choreo import`: a recording (include/choreo/replay/trace_format.hpp) becomes a Schedule, so the
+// simulator replays the application (docs/record-replay.md has the rules).
 //
 // Each rank's calls become a chain of ops in call order: the computation between two calls is
 // a calc, a blocking call's ops require what came before and are required by what follows, a
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "choreo/schedule.hpp"
-#include "choreo/trace.hpp"
+#include "choreo/core/schedule.hpp"
+#include "choreo/replay/trace_format.hpp"
 
 namespace choreo::replay {
 
@@ -51,7 +51,7 @@ struct ImportOptions {
 };
 
 /// The algorithm a collective of the trace is expanded by: `options` if it names one, else
-/// the MPI library's default (choreo/mpi_defaults.hpp); alltoallv: "direct".
+/// the MPI library's default (choreo/coll/mpi_defaults.hpp); alltoallv: "direct".
 std::string algorithm_for(trace::Collective collective, const ImportOptions& options,
                           std::string_view mpi_library, std::int64_t bytes, int ranks);
 
