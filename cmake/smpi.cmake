@@ -78,7 +78,7 @@ ExternalProject_Add(choreo_smpi
   CONFIGURE_COMMAND
     ${CMAKE_COMMAND} -E env SMPI_PRETEND_CC=1
     ${CMAKE_COMMAND} -C ${smpi_init_cache} -G ${CMAKE_GENERATOR} -S <SOURCE_DIR> -B <BINARY_DIR>
-    -DCHOREO_SMPI_CORE_LIBRARY=$<TARGET_FILE:choreo_lib>
+    -DCHOREO_CORE_ARCHIVE=$<TARGET_FILE:choreo_lib>
   BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR>
   BUILD_ALWAYS ON
   BUILD_BYPRODUCTS ${smpi_binary_dir}/tools/choreo-mpi ${smpi_binary_dir}/bench/osu_alltoallv
@@ -90,7 +90,7 @@ ExternalProject_Add(choreo_smpi
 ExternalProject_Add_StepDependencies(choreo_smpi configure ${smpi_init_cache}
                                      ${smpi_compat_header})
 
-# The sub-build links this build's core library (src/CMakeLists.txt, CHOREO_SMPI_CORE_LIBRARY)
+# The sub-build links this build's core library (cmake/core_archive.cmake)
 # instead of compiling it again with smpicxx: smpicxx links a shared object, so the core must
 # be position independent.
 set_target_properties(choreo_lib PROPERTIES POSITION_INDEPENDENT_CODE ON)
