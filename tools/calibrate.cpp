@@ -19,7 +19,7 @@
 
 #include "../src/core/human.hpp"
 #include "../src/mpi/timed_runs.hpp"  // agree_on_failure
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 namespace choreo::tools {
 namespace {

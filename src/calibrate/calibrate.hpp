@@ -30,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 namespace choreo::calibration {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "calibrate.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 namespace choreo::calibration::detail {
 

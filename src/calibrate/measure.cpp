@@ -18,7 +18,7 @@
 #include "../mpi/timed_runs.hpp"  // agree_on_failure, library_version
 #include "calibrate.hpp"
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "choreo/select/profile_quality.hpp"
 #include "detail.hpp"
 

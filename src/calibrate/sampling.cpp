@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "detail.hpp"
 
 namespace choreo::calibration::detail {

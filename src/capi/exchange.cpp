@@ -2,8 +2,8 @@
 #include <type_traits>
 
 #include "boundary.hpp"
+#include "choreo/model/profile.hpp"
 #include "choreo/mpi/neighbor_exchange.hpp"
-#include "choreo/select/profile.hpp"
 
 // The C constants are the C++ enumerators' values, so options pass through unchanged and
 // NeighborExchange itself rejects (on every rank alike) a value it does not know.

@@ -9,6 +9,7 @@
 
 #include "choreo/core/error.hpp"
 #include "choreo/core/limits.hpp"
+#include "huge_pages.hpp"
 #include "op_checks.hpp"
 
 namespace choreo {
@@ -16,7 +17,32 @@ namespace choreo {
 namespace {
 /// first_op of a schedule of no ranks (a default-constructed one).
 constexpr OpIndex kNoOps[1] = {0};
+
+using Edges = BigVector<std::pair<OpIndex, OpIndex>>;  // (from, to)
 }  // namespace
+
+/// The arrays of a CompactSchedule that CompactBuilder made: filled while it builds, then
+/// shared by the schedules that view them. Not in the anonymous namespace: CompactBuilder::State
+/// holds one.
+struct CompactStorage {
+  BigVector<std::uint32_t> first_op{0};
+  BigVector<std::uint8_t> kind, cpu, nic;
+  BigVector<std::int32_t> peer, tag;
+  BigVector<std::int64_t> amount;
+  BigVector<std::uint32_t> dependency_count;
+  BigVector<std::uint32_t> on_start_offset, on_start, on_complete_offset, on_complete;
+  BigVector<std::uint32_t> on_any_offset, on_any;
+};
+
+struct CompactBuilder::State {
+  CompactStorage arrays;
+  Edges start_edges, complete_edges, any_edges;
+  Edges& edges(Dependency kind) {
+    return kind == Dependency::Completed ? complete_edges
+           : kind == Dependency::Started ? start_edges
+                                         : any_edges;
+  }
+};
 
 CompactSchedule::CompactSchedule() { a_.first_op = kNoOps; }
 
@@ -42,12 +68,18 @@ CompactBuilder::CompactBuilder(int ranks, std::size_t expected_ops,
                                std::size_t expected_dependencies)
     : ranks_(ranks) {
   if (ranks < 1) throw Error(fmt::format("a schedule needs at least 1 rank, not {}", ranks));
-  s_->first_op.reserve(static_cast<std::size_t>(ranks) + 1);
-  for (auto* v : {&s_->kind, &s_->cpu, &s_->nic}) v->reserve(expected_ops);
-  for (auto* v : {&s_->peer, &s_->tag}) v->reserve(expected_ops);
-  s_->amount.reserve(expected_ops);
-  complete_edges_.reserve(expected_dependencies);
+  state_ = std::make_unique<State>();
+  CompactStorage& st = state_->arrays;
+  st.first_op.reserve(static_cast<std::size_t>(ranks) + 1);
+  for (auto* v : {&st.kind, &st.cpu, &st.nic}) v->reserve(expected_ops);
+  for (auto* v : {&st.peer, &st.tag}) v->reserve(expected_ops);
+  st.amount.reserve(expected_ops);
+  state_->complete_edges.reserve(expected_dependencies);
 }
+
+CompactBuilder::~CompactBuilder() = default;
+CompactBuilder::CompactBuilder(CompactBuilder&&) noexcept = default;
+CompactBuilder& CompactBuilder::operator=(CompactBuilder&&) noexcept = default;
 
 void CompactBuilder::begin_rank(int rank) {
   if (rank != current_ + 1 || rank >= ranks_)
@@ -55,18 +87,21 @@ void CompactBuilder::begin_rank(int rank) {
         fmt::format("CompactBuilder: ranks must be built in order 0..{}; got rank {} "
                     "after rank {}",
                     ranks_ - 1, rank, current_));
+  if (!state_) throw Error("CompactBuilder: begin_rank() after finish()");
   current_ = rank;
-  if (rank > 0) s_->first_op.push_back(static_cast<OpIndex>(s_->kind.size()));
+  CompactStorage& st = state_->arrays;
+  if (rank > 0) st.first_op.push_back(static_cast<OpIndex>(st.kind.size()));
 }
 
 std::uint32_t CompactBuilder::add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu,
                                   int nic) {
   if (current_ < 0) throw Error("CompactBuilder: call begin_rank(0) before adding ops");
-  if (s_->kind.size() >= std::numeric_limits<OpIndex>::max())
+  if (!state_) throw Error("CompactBuilder: no ops can be added after finish()");
+  CompactStorage& st = state_->arrays;  // one load of the pointer, not one per array
+  if (st.kind.size() >= std::numeric_limits<OpIndex>::max())
     throw Error("CompactBuilder: more than 2^32 ops do not fit the simulator's indices");
   check_built_op(kind, peer, tag, amount, cpu, nic, ranks_, current_,
-                 s_->kind.size() - s_->first_op.back());
-  CompactStorage& st = *s_;  // one load of the pointer, not one per array
+                 st.kind.size() - st.first_op.back());
   st.kind.push_back(static_cast<std::uint8_t>(kind));
   st.peer.push_back(peer);
   st.tag.push_back(tag);
@@ -102,8 +137,9 @@ void check_built_op(OpKind kind, int peer, int tag, std::int64_t amount, int cpu
                     where(), timed ? "time" : "size", amount, timed ? "10^15 ns" : "2^50 bytes"));
 }
 
-void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency) {
-  const CompactStorage& st = *s_;
+void CompactBuilder::add_edge(Dependency kind, std::uint32_t op, std::uint32_t dependency) {
+  if (!state_) throw Error("CompactBuilder: no ops can be added after finish()");
+  const CompactStorage& st = state_->arrays;
   const OpIndex base = st.first_op.back();
   const auto count = static_cast<std::uint32_t>(st.kind.size() - base);
   if (op >= count || dependency >= count || op == dependency)
@@ -111,14 +147,13 @@ void CompactBuilder::add_edge(Edges& edges, std::uint32_t op, std::uint32_t depe
         fmt::format("CompactBuilder: rank {}: dependency {} -> {} names an op this rank "
                     "does not have (it has {})",
                     current_, op, dependency, count));
-  edges.emplace_back(base + dependency, base + op);
+  state_->edges(kind).emplace_back(base + dependency, base + op);
 }
 
 namespace {
 /// Counting sort of (from, to) edges into offsets[from] .. offsets[from + 1] of targets.
-void to_lists(BigVector<std::pair<OpIndex, OpIndex>>& edges, std::size_t ops,
-              BigVector<OpIndex>& offsets, BigVector<OpIndex>& targets,
-              BigVector<std::uint32_t>& dependency_count) {
+void to_lists(Edges& edges, std::size_t ops, BigVector<OpIndex>& offsets,
+              BigVector<OpIndex>& targets, BigVector<std::uint32_t>& dependency_count) {
   offsets.assign(ops + 1, 0);
   for (const auto& [from, to] : edges) ++offsets[from + 1];
   for (std::size_t i = 0; i < ops; ++i) offsets[i + 1] += offsets[i];
@@ -134,21 +169,26 @@ void to_lists(BigVector<std::pair<OpIndex, OpIndex>>& edges, std::size_t ops,
 }  // namespace
 
 CompactSchedule CompactBuilder::finish() {
-  if (!s_) throw Error("CompactBuilder: finish() was called twice");
+  if (!state_) throw Error("CompactBuilder: finish() was called twice");
   if (current_ != ranks_ - 1)
     throw Error(fmt::format("CompactBuilder: {} of {} ranks were built", current_ + 1, ranks_));
-  s_->first_op.push_back(static_cast<OpIndex>(s_->kind.size()));
-  const std::size_t n = s_->kind.size();
-  s_->dependency_count.assign(n, 0);
-  to_lists(start_edges_, n, s_->on_start_offset, s_->on_start, s_->dependency_count);
-  to_lists(complete_edges_, n, s_->on_complete_offset, s_->on_complete, s_->dependency_count);
-  if (!any_edges_.empty()) {
+  State& state = *state_;
+  CompactStorage& s = state.arrays;
+  s.first_op.push_back(static_cast<OpIndex>(s.kind.size()));
+  const std::size_t n = s.kind.size();
+  s.dependency_count.assign(n, 0);
+  to_lists(state.start_edges, n, s.on_start_offset, s.on_start, s.dependency_count);
+  to_lists(state.complete_edges, n, s.on_complete_offset, s.on_complete, s.dependency_count);
+  if (!state.any_edges.empty()) {
     // A first-of group is one dependency however many members it has.
     BigVector<std::uint32_t> members(n, 0);
-    to_lists(any_edges_, n, s_->on_any_offset, s_->on_any, members);
-    for (std::size_t i = 0; i < n; ++i) s_->dependency_count[i] += members[i] > 0 ? 1 : 0;
+    to_lists(state.any_edges, n, s.on_any_offset, s.on_any, members);
+    for (std::size_t i = 0; i < n; ++i) s.dependency_count[i] += members[i] > 0 ? 1 : 0;
   }
-  const CompactStorage& st = *s_;
+  // The arrays move (their buffers stay put) into the owner the schedule's views share.
+  const auto owner = std::make_shared<const CompactStorage>(std::move(s));
+  state_.reset();
+  const CompactStorage& st = *owner;
   CompactSchedule::Arrays a;
   a.first_op = st.first_op;
   a.kind = st.kind;
@@ -164,7 +204,7 @@ CompactSchedule CompactBuilder::finish() {
   a.on_complete = st.on_complete;
   a.on_any_offset = st.on_any_offset;
   a.on_any = st.on_any;
-  return CompactSchedule::view(a, cpus_, nics_, std::exchange(s_, nullptr));
+  return CompactSchedule::view(a, cpus_, nics_, owner);
 }
 
 CompactSchedule compact(const Schedule& schedule) {

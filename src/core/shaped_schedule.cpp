@@ -6,9 +6,24 @@
 #include <limits>
 
 #include "choreo/core/error.hpp"
+#include "huge_pages.hpp"
 #include "op_checks.hpp"
 
 namespace choreo {
+
+namespace {
+/// first_op of a schedule of no ranks (a default-constructed one).
+constexpr OpIndex kNoRanksFirstOp[1] = {0};
+}  // namespace
+
+/// ShapedSchedule's per-op arrays while they are filled, then shared by the schedules that
+/// view them.
+struct ShapedBuilder::PerOp {
+  BigVector<OpIndex> first_op{0};
+  BigVector<ShapedSchedule::OpRef> ops;
+};
+
+ShapedSchedule::ShapedSchedule() { first_op_ = kNoRanksFirstOp; }
 
 std::size_t ShapedSchedule::memory_bytes() const {
   auto bytes = [](const auto& v) { return v.size() * sizeof(v[0]); };
@@ -24,11 +39,16 @@ std::uint32_t ShapedSchedule::most_dependencies() const {
   return counts.empty() ? 0 : *std::max_element(counts.begin(), counts.end());
 }
 
-ShapedBuilder::ShapedBuilder(int ranks, std::size_t expected_ops) : ranks_(ranks) {
+ShapedBuilder::ShapedBuilder(int ranks, std::size_t expected_ops)
+    : per_op_(std::make_unique<PerOp>()), ranks_(ranks) {
   if (ranks < 1) throw Error(fmt::format("a schedule needs at least 1 rank, not {}", ranks));
-  s_.first_op_.reserve(static_cast<std::size_t>(ranks) + 1);
-  s_.ops_.reserve(expected_ops);
+  per_op_->first_op.reserve(static_cast<std::size_t>(ranks) + 1);
+  per_op_->ops.reserve(expected_ops);
 }
+
+ShapedBuilder::~ShapedBuilder() = default;
+ShapedBuilder::ShapedBuilder(ShapedBuilder&&) noexcept = default;
+ShapedBuilder& ShapedBuilder::operator=(ShapedBuilder&&) noexcept = default;
 
 void ShapedBuilder::begin_rank(int rank) {
   if (rank != current_ + 1 || rank >= ranks_ || finished_)
@@ -42,7 +62,8 @@ void ShapedBuilder::begin_rank(int rank) {
 std::uint32_t ShapedBuilder::add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu,
                                  int nic) {
   if (current_ < 0) throw Error("ShapedBuilder: call begin_rank(0) before adding ops");
-  if (s_.ops_.size() + ops_.size() >= std::numeric_limits<OpIndex>::max())
+  if (finished_) throw Error("ShapedBuilder: no ops can be added after finish()");
+  if (per_op_->ops.size() + ops_.size() >= std::numeric_limits<OpIndex>::max())
     throw Error("ShapedBuilder: more than 2^32 ops do not fit the simulator's indices");
   check_built_op(kind, peer, tag, amount, cpu, nic, ranks_, current_, ops_.size());
   ops_.push_back({static_cast<std::uint8_t>(kind), static_cast<std::uint8_t>(cpu),
@@ -51,7 +72,10 @@ std::uint32_t ShapedBuilder::add(OpKind kind, int peer, int tag, std::int64_t am
   return static_cast<std::uint32_t>(ops_.size() - 1);
 }
 
-void ShapedBuilder::add_edge(std::vector<Edge>& edges, std::uint32_t op, std::uint32_t dependency) {
+void ShapedBuilder::add_edge(Dependency kind, std::uint32_t op, std::uint32_t dependency) {
+  std::vector<Edge>& edges = kind == Dependency::Completed ? complete_edges_
+                             : kind == Dependency::Started ? start_edges_
+                                                           : any_edges_;
   const auto count = static_cast<std::uint32_t>(ops_.size());
   if (op >= count || dependency >= count || op == dependency)
     throw Error(
@@ -134,10 +158,10 @@ void ShapedBuilder::end_rank() {
     last_key_ = key_;
     last_base_ = base;
   }
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    s_.ops_.push_back({base + static_cast<std::uint32_t>(i), peers_[i]});
-  }
-  s_.first_op_.push_back(static_cast<std::uint32_t>(s_.ops_.size()));
+  PerOp& per_op = *per_op_;
+  for (std::size_t i = 0; i < ops_.size(); ++i)
+    per_op.ops.push_back({base + static_cast<std::uint32_t>(i), peers_[i]});
+  per_op.first_op.push_back(static_cast<OpIndex>(per_op.ops.size()));
   ops_.clear();
   peers_.clear();
   start_edges_.clear();
@@ -154,6 +178,11 @@ ShapedSchedule ShapedBuilder::finish() {
   bases_.clear();
   // Without first-of groups, the engine keeps no flag per op (CompactSchedule's rule).
   if (s_.shapes_.on_any.empty()) s_.shapes_.on_any_offset.clear();
+  // The arrays move (their buffers stay put) into the owner the schedule's views share.
+  const std::shared_ptr<const PerOp> owner = std::move(per_op_);
+  s_.first_op_ = owner->first_op;
+  s_.ops_ = owner->ops;
+  s_.owner_ = owner;
   return std::move(s_);
 }
 

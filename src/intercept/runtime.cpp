@@ -10,7 +10,7 @@
 
 #include "../mpi/timed_runs.hpp"
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "comm_state.hpp"
 #include "record.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "choreo/sched/schedulers.hpp"
+#include "choreo/core/slot_plan.hpp"
 
 namespace choreo {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "../sim/links.hpp"
+#include "../topo/links.hpp"
 #include "choreo/core/error.hpp"
 
 namespace choreo::model {
@@ -55,11 +55,11 @@ struct StepLoad {
 }  // namespace
 
 Prediction predict(const CompactSchedule& schedule, const CostTables& tables,
-                   const sim::NetworkSpec& network, bool collisions) {
+                   const NetworkSpec& network, bool collisions) {
   const int ranks = schedule.ranks();
-  const bool routed = collisions && network.kind != sim::NetworkSpec::Kind::Ideal;
-  std::optional<sim::Links> links;
-  if (network.kind != sim::NetworkSpec::Kind::Ideal) links.emplace(network, ranks);
+  const bool routed = collisions && network.kind != NetworkSpec::Kind::Ideal;
+  std::optional<Links> links;
+  if (network.kind != NetworkSpec::Kind::Ideal) links.emplace(network, ranks);
   std::vector<std::uint32_t> route;
   auto hops_between = [&](int src, int dst) {
     route.clear();

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/core/huge_pages.hpp"
+#include "../core/huge_pages.hpp"
 #include "choreo/core/pattern.hpp"
 #include "choreo/sched/schedulers.hpp"
 

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <limits>
 
+#include "../core/huge_pages.hpp"
 #include "choreo/core/error.hpp"
-#include "choreo/core/huge_pages.hpp"
 #include "edge_colouring.hpp"
 
 namespace choreo::detail {

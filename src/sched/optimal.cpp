@@ -59,8 +59,8 @@
 #include <bit>
 #include <limits>
 
+#include "../core/huge_pages.hpp"
 #include "choreo/core/error.hpp"
-#include "choreo/core/huge_pages.hpp"
 #include "edge_colouring.hpp"
 #include "slot_colouring.hpp"
 

@@ -31,16 +31,16 @@ std::int64_t largest_message(const Request& request) {
   return largest;
 }
 
-std::string network_name(const sim::NetworkSpec& n) {
+std::string network_name(const NetworkSpec& n) {
   switch (n.kind) {
-    case sim::NetworkSpec::Kind::Switch:
+    case NetworkSpec::Kind::Switch:
       return "a switch";
-    case sim::NetworkSpec::Kind::Torus:
-    case sim::NetworkSpec::Kind::Mesh: {
+    case NetworkSpec::Kind::Torus:
+    case NetworkSpec::Kind::Mesh: {
       int nodes = 1;
       for (int d : n.dims) nodes *= d;
-      return fmt::format("a {} of {} nodes",
-                         n.kind == sim::NetworkSpec::Kind::Torus ? "torus" : "mesh", nodes);
+      return fmt::format("a {} of {} nodes", n.kind == NetworkSpec::Kind::Torus ? "torus" : "mesh",
+                         nodes);
     }
     default:
       return "an ideal network";
@@ -74,7 +74,7 @@ std::vector<std::string> extrapolation_notes(const MachineProfile& profile,
         "the topology model",
         request.ranks, measured_ranks, collective ? "exchanging at once" : "(one ping-pong pair)"));
   const MeasuredOn& on = profile.measured_on;
-  const bool network = request.network.kind != sim::NetworkSpec::Kind::Ideal;
+  const bool network = request.network.kind != NetworkSpec::Kind::Ideal;
   const auto [a, b] = profile.pairs.empty() ? std::pair{0, 1} : profile.pairs.front();
   if (on.empty())
     notes.push_back(

@@ -13,12 +13,13 @@
 #include <limits>
 #include <unordered_map>
 
+#include "../core/huge_pages.hpp"
+#include "../topo/links.hpp"
 #include "choreo/core/checked.hpp"
 #include "choreo/core/error.hpp"
 #include "choreo/core/limits.hpp"
 #include "event_queue.hpp"
 #include "flows.hpp"
-#include "links.hpp"
 #include "tcp_switch.hpp"
 
 namespace choreo::sim {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/core/huge_pages.hpp"
+#include "../core/huge_pages.hpp"
 
 namespace choreo::sim {
 

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../topo/links.hpp"
 #include "choreo/core/compact_schedule.hpp"
-#include "links.hpp"
 
 namespace choreo::sim {
 

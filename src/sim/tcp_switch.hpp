@@ -16,9 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../topo/links.hpp"
 #include "choreo/core/compact_schedule.hpp"
 #include "choreo/sim/engine.hpp"
-#include "links.hpp"
 
 namespace choreo::sim {
 

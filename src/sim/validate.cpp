@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../core/huge_pages.hpp"
 #include "../core/validate_detail.hpp"
 #include "choreo/core/error.hpp"
 #include "choreo/core/limits.hpp"

@@ -1,5 +1,5 @@
 // Machine profiles (choreo.profile/1, from choreo-mpi calibrate): profile_from_json.
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t size) {

@@ -14,8 +14,8 @@
 #include "choreo/redist/distribution.hpp"
 #include "choreo/redist/scalapack.hpp"
 #include "choreo/select/select.hpp"
-#include "choreo/sim/network.hpp"
 #include "choreo/sim/noise.hpp"
+#include "choreo/topo/network.hpp"
 #include "choreo/topo/platform.hpp"
 #include "fuzz_support.hpp"
 
@@ -64,11 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const unsigned char* data, std::size_t siz
         });
       break;
     case 2:
-      fuzz::accepted([&] { sim::parse_network(text); });
+      fuzz::accepted([&] { parse_network(text); });
       break;
     case 3:
-      if (!text.starts_with("file:")) fuzz::accepted([&] { sim::place_ranks(17, 5, text); });
-      fuzz::accepted([&] { sim::check_placement(text); });
+      if (!text.starts_with("file:")) fuzz::accepted([&] { place_ranks(17, 5, text); });
+      fuzz::accepted([&] { check_placement(text); });
       break;
     case 4:
       fuzz::accepted([&] { parse_bandwidth(text); });

@@ -49,7 +49,7 @@ echo "install: $soname exports $(nm -D --defined-only "$library" | grep -c ' cho
 if [ "$mpi" = "MPICH" ]; then
   headers=$(cd "$prefix/include" && find choreo -name '*.hpp' | sort)
   [ -n "$headers" ] || fail "no headers under $prefix/include/choreo"
-  for private in human.hpp text.hpp json_read.hpp; do
+  for private in human.hpp text.hpp json_read.hpp huge_pages.hpp stats.hpp; do
     ! find "$prefix/include" -name "$private" | grep -q . || fail "the private header $private is installed"
   done
   units=()

@@ -4,7 +4,8 @@
 Every file under src/<module>/ and include/choreo/ belongs to a module, and every module to a
 layer (docs/architecture.md):
 
-    tools -> adoption layer -> selection -> engines -> generators/schedulers -> models -> core
+    tools -> adoption layer -> selection -> MPI engines -> generators/schedulers
+      -> models and the simulator (the predictors) -> topologies -> core
 
 (LAYERS below gives each module's number).
 
@@ -21,23 +22,23 @@ import sys
 from pathlib import Path
 
 LAYERS = {
-    "core": 0,  # the schedule IR (Schedule, CompactSchedule), patterns, formats
-    "model": 1,  # analytic cost models
-    "topo": 1,  # networks and platforms
-    "coll": 2,  # collective generators
-    "sched": 2,  # irregular-exchange schedulers
-    "jitter": 2,  # the noise study's allreduce stages (no MPI)
-    "replay": 3,  # traces turned into schedules (expands collectives by coll/)
-    "sim": 3,  # engine: the discrete-event simulator
-    "mpi": 3,  # engine: the MPI executor and the MPI helpers the other engines share
-    "persist": 4,  # engine: persistent collectives (on mpi/)
-    "redist": 4,  # engine: array redistribution (on mpi/)
-    "select": 5,  # calibration, selection, rule export (drives the engines' models)
-    "calibrate": 6,  # machine calibration under MPI (fills select/'s profiles)
-    "intercept": 6,  # adoption layer: the PMPI library and its settings
-    "scalapack": 7,  # adoption layer: ScaLAPACK's routines (on intercept's settings)
-    "capi": 7,  # adoption layer: the C API
-    "tools": 8,  # the command lines
+    "core": 0,  # the schedule IR (Schedule, CompactSchedule, SlotPlan), patterns, formats
+    "topo": 1,  # networks (NetworkSpec, placements, routes) and SimGrid platforms
+    "model": 2,  # analytic cost models and the machine profiles they are fitted to
+    "sim": 2,  # engine and predictor: the discrete-event simulator (the schedulers' too)
+    "coll": 3,  # collective generators
+    "sched": 3,  # irregular-exchange schedulers, the exchange plan (predicts by model or sim)
+    "jitter": 3,  # the noise study's allreduce stages (no MPI)
+    "replay": 4,  # traces turned into schedules (expands collectives by coll/)
+    "mpi": 4,  # engine: the MPI executor and the MPI helpers the other engines share
+    "persist": 5,  # engine: persistent collectives (on mpi/)
+    "redist": 5,  # engine: array redistribution (on mpi/)
+    "select": 6,  # selection, profile quality, rule export (drives the engines' models)
+    "calibrate": 7,  # machine calibration under MPI (fills model/'s profiles)
+    "intercept": 7,  # adoption layer: the PMPI library and its settings
+    "scalapack": 8,  # adoption layer: ScaLAPACK's routines (on intercept's settings)
+    "capi": 8,  # adoption layer: the C API
+    "tools": 9,  # the command lines
 }
 
 # The public headers at the top of include/choreo/: the C APIs (every C++ header is in the folder

@@ -3,7 +3,7 @@
 #include <fmt/core.h>
 
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 namespace choreo::testing {
 

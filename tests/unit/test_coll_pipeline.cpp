@@ -11,7 +11,7 @@
 //  (d) the schedule validates (matching, no deadlock); generate() builds the same schedule.
 // The torus-mapped multitree (bcast_multitree_torus) is checked for (a), (b), (d) with the
 // trees read from its receives, which must be spanning trees of torus neighbours, and (e) by
-// routing every message with choreo sim's torus routing (src/sim/links): no directed torus
+// routing every message with choreo sim's torus routing (src/topo/links): no directed torus
 // link carries two trees in one pipeline step, and choreo sim runs it no slower than the
 // rotated heaps on the same torus.
 #include <gmock/gmock.h>
@@ -31,7 +31,7 @@
 #include "choreo/core/validate.hpp"
 #include "choreo/sim/engine.hpp"
 // choreo sim's router, to route the torus trees' messages independently of the generator.
-#include "../../src/sim/links.hpp"
+#include "../../src/topo/links.hpp"
 
 namespace choreo {
 namespace {
@@ -388,7 +388,7 @@ Collisions torus_collisions(const CompactSchedule& s, const Case& c,
   const auto parents = parents_from_receives(s, c);
   std::vector<std::vector<int>> depth;
   for (const auto& parent : parents) depth.push_back(depths(parent, c.root));
-  const sim::Links links(sim::parse_network(torus_name(dims)), c.ranks);
+  const Links links(parse_network(torus_name(dims)), c.ranks);
   // Links below nodes x 2 x dimensions join routers; the rest are injection and ejection.
   const auto router_links = static_cast<std::uint32_t>(c.ranks * 2 * 3);
   std::map<std::pair<int, std::uint32_t>, std::set<int>> step_link_parts;
@@ -450,7 +450,7 @@ TEST(CollPipeline, TorusMultitreeSimulatesNoSlowerThanRotatedHeaps) {
     const int ranks = dims[0] * dims[1] * dims[2];
     const i64 bytes = 3 << 18, segment = 16384;
     sim::SimOptions options;
-    options.network = sim::parse_network(torus_name(dims));
+    options.network = parse_network(torus_name(dims));
     const i64 torus =
         sim::simulate(coll::bcast_multitree_torus(dims, bytes, 0, segment), options).makespan;
     const i64 heap =

@@ -293,8 +293,8 @@ TEST(ExchangeModel, DefaultsAndSlotLength) {
   EXPECT_EQ(model.params.o, 1500);
   EXPECT_EQ(model.params.g, 1000);
   EXPECT_EQ(model.params.G, 6);
-  EXPECT_EQ(model.network.kind, sim::NetworkSpec::Kind::Switch);
-  EXPECT_EQ(model.network.sharing, sim::NetworkSpec::Sharing::Fair);
+  EXPECT_EQ(model.network.kind, NetworkSpec::Kind::Switch);
+  EXPECT_EQ(model.network.sharing, NetworkSpec::Sharing::Fair);
   EXPECT_EQ(model.network.nodes, 0);  // one node per rank
   EXPECT_TRUE(model.dma_receive);
   EXPECT_EQ(model.slot_ns(k63KiB), 388'566);
@@ -317,7 +317,7 @@ TEST(ExchangeModel, FromAProfilesLogGPFit) {
   EXPECT_EQ(model.params.g, 186);
   EXPECT_DOUBLE_EQ(model.params.G, 0.04101);
   EXPECT_EQ(model.params.O, 0);
-  EXPECT_EQ(model.network.kind, sim::NetworkSpec::Kind::Switch);
+  EXPECT_EQ(model.network.kind, NetworkSpec::Kind::Switch);
   EXPECT_EQ(model.slot_ns(1001), 214 + 41);  // 1000 x 0.04101 = 41.01
   EXPECT_THAT(error_of([] { ExchangeModel::from_profile(MachineProfile{}); }),
               HasSubstr("no LogGP fit"));

@@ -14,7 +14,7 @@
 #include <random>
 
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "synthetic_profile.hpp"
 
 namespace choreo {

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "choreo/select/profile_quality.hpp"
 #include "synthetic_profile.hpp"
 

@@ -42,7 +42,7 @@ TEST(Select, CrossoverOfRingAndRecursiveDoublingOnARing) {
   Request r;
   r.collective = "allgather";
   r.ranks = 8;
-  r.network = sim::parse_network("torus:8");
+  r.network = parse_network("torus:8");
   r.tables.message = model::PiecewiseLinear({{0, 1e-6}, {1000000, 1e-6 + 1e-3}});
   r.tables.memcpy = model::PiecewiseLinear({{0, 0.0}});
   r.sizes = {64, 128, 256, 512, 1024};
@@ -71,7 +71,7 @@ TEST(Select, TheDecisionChangesOnlyWhereTheNewWinnerIsConfident) {
   Request r;
   r.collective = "allgather";
   r.ranks = 8;
-  r.network = sim::parse_network("torus:8");
+  r.network = parse_network("torus:8");
   const auto tables_with_latency = [](double a) {
     model::CostTables t;
     t.message = model::PiecewiseLinear({{0, a}, {1000000, a + 1e-3}});
@@ -198,7 +198,7 @@ TEST(SelectNotes, SayWhereThePredictionGoesBeyondTheProfile) {
   Request r;
   r.collective = "allgather";
   r.ranks = 24;
-  r.network = sim::parse_network("torus:2x3x4");
+  r.network = parse_network("torus:2x3x4");
   r.tables = tables_from_profile(p);
   r.sizes = {8, 2 << 20};
   r.only = {"ring"};
@@ -224,7 +224,7 @@ TEST(SelectNotes, SayWhereThePredictionGoesBeyondTheProfile) {
   p.loggp.G = 1e-9;
   p.hockney.beta = 4e-9;
   r.ranks = 2;
-  r.network = sim::parse_network("switch");
+  r.network = parse_network("switch");
   r.sizes = {8, 64};
   EXPECT_THAT(extrapolation_notes(p, r), ::testing::IsEmpty());
 }

@@ -55,10 +55,10 @@ std::vector<sim::SimOptions> shaped_test_options(int ranks) {
   sets[1].noise.net_period = 20000;
   sets[1].noise.net_duration = 300;
   sets[1].noise.seed = 7;
-  sets[2].network.kind = sim::NetworkSpec::Kind::Switch;
+  sets[2].network.kind = NetworkSpec::Kind::Switch;
   sets[2].network.nodes = std::max(1, ranks / 2);
   sets[3] = sets[2];
-  sets[3].network.sharing = sim::NetworkSpec::Sharing::Fair;
+  sets[3].network.sharing = NetworkSpec::Sharing::Fair;
   sets[4].params.S = 64;  // rendezvous for every message above 64 bytes
   sets[4].dma_receive = true;
   return sets;

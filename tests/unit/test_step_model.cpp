@@ -19,7 +19,7 @@ CostTables linear_tables() {
   return t;
 }
 
-sim::NetworkSpec network(const std::string& text) { return sim::parse_network(text); }
+NetworkSpec network(const std::string& text) { return parse_network(text); }
 
 std::vector<int> collisions_of(const Prediction& p) {
   std::vector<int> c;

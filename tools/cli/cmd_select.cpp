@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "choreo/core/error.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "choreo/select/rules_export.hpp"
 #include "choreo/select/select.hpp"
 #include "choreo/topo/platform.hpp"
@@ -64,16 +64,16 @@ model::CostTables tables_of(const SelectArgs& a, const MachineProfile* profile) 
   return t;
 }
 
-int ranks_of(const SelectArgs& a, const sim::NetworkSpec& network) {
+int ranks_of(const SelectArgs& a, const NetworkSpec& network) {
   if (a.ranks > 0) return a.ranks;
   switch (network.kind) {
-    case sim::NetworkSpec::Kind::Torus:
-    case sim::NetworkSpec::Kind::Mesh: {
+    case NetworkSpec::Kind::Torus:
+    case NetworkSpec::Kind::Mesh: {
       int nodes = 1;
       for (int d : network.dims) nodes *= d;
       return nodes;
     }
-    case sim::NetworkSpec::Kind::Switch:
+    case NetworkSpec::Kind::Switch:
       if (network.nodes > 0) return network.nodes;
       [[fallthrough]];
     default:

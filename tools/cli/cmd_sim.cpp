@@ -28,7 +28,7 @@ struct SimArgs {
   sim::LogGOPS params;
   double link_G = -1;
   std::int64_t hop_latency = 0;
-  sim::TcpSpec tcp;
+  TcpSpec tcp;
   bool tcp_options_given = false;
   int top_links = 5;
   std::string ops_csv, trace, output, label;
@@ -229,7 +229,7 @@ void run(const SimArgs& a, const Global& global) {
   sim::SimOptions options;
   options.params = a.params;
   options.network = placed_network(a.network, a.placement);
-  options.network.sharing = sim::parse_sharing(a.sharing);
+  options.network.sharing = parse_sharing(a.sharing);
   options.network.link_G = a.link_G;
   options.network.hop_latency = a.hop_latency;
   options.network.tcp = a.tcp;

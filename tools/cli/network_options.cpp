@@ -8,9 +8,9 @@ void add_placement_option(CLI::App& command, std::string& placement) {
       "Ranks on nodes: linear, round-robin, random:SEED or file:PATH (default linear)");
 }
 
-sim::NetworkSpec placed_network(const std::string& topology, const std::string& placement) {
-  sim::NetworkSpec network = sim::parse_network(topology);
-  sim::check_placement(placement);  // a wrong spelling fails here, with its own message
+NetworkSpec placed_network(const std::string& topology, const std::string& placement) {
+  NetworkSpec network = parse_network(topology);
+  check_placement(placement);  // a wrong spelling fails here, with its own message
   network.placement = placement;
   return network;
 }

@@ -4,15 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
 namespace choreo::cli {
 
 /// Adds --placement, how ranks sit on the nodes of the network, bound to `placement`.
 void add_placement_option(CLI::App& command, std::string& placement);
 
-/// The network of `topology` (sim::parse_network's syntax) with its ranks placed by
+/// The network of `topology` (parse_network's syntax) with its ranks placed by
 /// `placement` (checked when the network is built).
-sim::NetworkSpec placed_network(const std::string& topology, const std::string& placement);
+NetworkSpec placed_network(const std::string& topology, const std::string& placement);
 
 }  // namespace choreo::cli

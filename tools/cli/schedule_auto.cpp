@@ -3,9 +3,9 @@
 
 #include <fmt/core.h>
 
+#include "choreo/model/profile.hpp"
 #include "choreo/sched/exchange_plan.hpp"
 #include "choreo/sched/schedulers.hpp"
-#include "choreo/select/profile.hpp"
 
 namespace choreo::cli {
 namespace {

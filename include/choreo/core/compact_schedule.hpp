@@ -10,23 +10,11 @@
 #include <span>
 #include <vector>
 
-#include "choreo/core/huge_pages.hpp"
 #include "choreo/core/schedule.hpp"
 
 namespace choreo {
 
 using OpIndex = std::uint32_t;  ///< index of an op over all ranks
-
-/// The arrays of a CompactSchedule, owned (what CompactBuilder fills) before they are shared.
-struct CompactStorage {
-  BigVector<std::uint32_t> first_op{0};
-  BigVector<std::uint8_t> kind, cpu, nic;
-  BigVector<std::int32_t> peer, tag;
-  BigVector<std::int64_t> amount;
-  BigVector<std::uint32_t> dependency_count;
-  BigVector<std::uint32_t> on_start_offset, on_start, on_complete_offset, on_complete;
-  BigVector<std::uint32_t> on_any_offset, on_any;
-};
 
 class CompactSchedule {
  public:
@@ -94,12 +82,16 @@ class CompactSchedule {
   friend class CompactBuilder;
   Arrays a_;
   int cpus_ = 1, nics_ = 1;
-  std::shared_ptr<const void> owner_;  ///< CompactStorage, or a file mapping
+  std::shared_ptr<const void> owner_;  ///< CompactBuilder's arrays, or a file mapping
 };
 
+/// How an op waits for another of its rank: GOAL's requires (the other completed), irequires
+/// (it started), or as a member of the op's first-of group (Op::requires_any).
+enum class Dependency : std::uint8_t { Completed, Started, FirstOf };
+
 /// The calls that add an op or a dependency to the rank being built, shared by CompactBuilder
-/// and ShapedBuilder: each supplies add(), add_edge() and its three lists of edges. Op handles
-/// are the rank-local program positions the add calls return.
+/// and ShapedBuilder: each supplies add() and add_edge(). Op handles are the rank-local
+/// program positions the add calls return.
 template <class Builder>
 class ProgramCalls {
  public:
@@ -120,16 +112,16 @@ class ProgramCalls {
   }
   /// `op` starts only after `dependency` completed (GOAL requires), both of this rank.
   void requires_completed(std::uint32_t op, std::uint32_t dependency) {
-    self().add_edge(self().complete_edges_, op, dependency);
+    self().add_edge(Dependency::Completed, op, dependency);
   }
   /// `op` starts only after `dependency` started (GOAL irequires).
   void requires_started(std::uint32_t op, std::uint32_t dependency) {
-    self().add_edge(self().start_edges_, op, dependency);
+    self().add_edge(Dependency::Started, op, dependency);
   }
   /// Adds `dependency` to `op`'s first-of group (Op::requires_any): `op` starts only after
   /// the first member of its group completed (and its other dependencies are met).
   void requires_any(std::uint32_t op, std::uint32_t dependency) {
-    self().add_edge(self().any_edges_, op, dependency);
+    self().add_edge(Dependency::FirstOf, op, dependency);
   }
 
  private:
@@ -143,6 +135,9 @@ class CompactBuilder : public ProgramCalls<CompactBuilder> {
   /// expected_ops and expected_dependencies (requires + irequires) size the arrays once.
   explicit CompactBuilder(int ranks, std::size_t expected_ops = 0,
                           std::size_t expected_dependencies = 0);
+  ~CompactBuilder();
+  CompactBuilder(CompactBuilder&&) noexcept;
+  CompactBuilder& operator=(CompactBuilder&&) noexcept;
 
   void begin_rank(int rank);
 
@@ -152,14 +147,15 @@ class CompactBuilder : public ProgramCalls<CompactBuilder> {
  private:
   friend class ProgramCalls<CompactBuilder>;
   std::uint32_t add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic);
-  using Edges = BigVector<std::pair<OpIndex, OpIndex>>;  // (from, to)
-  void add_edge(Edges& edges, std::uint32_t op, std::uint32_t dependency);
+  void add_edge(Dependency kind, std::uint32_t op, std::uint32_t dependency);
 
-  std::shared_ptr<CompactStorage> s_ = std::make_shared<CompactStorage>();
+  /// The arrays being filled and the dependencies gathered (src/core/compact_schedule.cpp);
+  /// null after finish().
+  struct State;
+  std::unique_ptr<State> state_;
   int cpus_ = 1, nics_ = 1;
   int ranks_;
   int current_ = -1;
-  Edges start_edges_, complete_edges_, any_edges_;
 };
 
 /// The compact form of a Schedule (which should have passed choreo::validate).

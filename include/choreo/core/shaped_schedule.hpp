@@ -7,18 +7,21 @@
 // (580 million ops) takes 4.6 GB this way. The simulator runs it as it runs a CompactSchedule
 // (sim::simulate), with the same results.
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/core/huge_pages.hpp"
 #include "choreo/core/schedule.hpp"
 
 namespace choreo {
 
 class ShapedSchedule {
  public:
+  ShapedSchedule();
+
   int ranks() const { return static_cast<int>(first_op_.size()) - 1; }
   std::size_t op_count() const { return ops_.size(); }
   OpIndex first_op(int rank) const { return first_op_[static_cast<std::size_t>(rank)]; }
@@ -54,6 +57,12 @@ class ShapedSchedule {
   std::uint32_t most_dependencies() const;
   std::size_t memory_bytes() const;
 
+  /// Per op, together so that one cache line brings both: its op in the shapes, and its peer.
+  struct OpRef {
+    std::uint32_t shape_op;
+    std::int32_t peer;
+  };
+
  private:
   friend class ShapedBuilder;
   /// The ops of every distinct shape, one after another; dependents as CSR lists of offsets.
@@ -73,13 +82,9 @@ class ShapedSchedule {
       f(static_cast<OpIndex>(static_cast<std::int64_t>(op) + target[i]));
   }
 
-  BigVector<std::uint32_t> first_op_{0};
-  /// Per op, together so that one cache line brings both: its op in shapes_, and its peer.
-  struct OpRef {
-    std::uint32_t shape_op;
-    std::int32_t peer;
-  };
-  BigVector<OpRef> ops_;
+  std::span<const OpIndex> first_op_;  ///< ranks + 1 entries
+  std::span<const OpRef> ops_;
+  std::shared_ptr<const void> owner_;  ///< what first_op_ and ops_ point into (ShapedBuilder's)
   Shapes shapes_;
   std::size_t shape_count_ = 0;
   int cpus_ = 1, nics_ = 1;
@@ -90,6 +95,9 @@ class ShapedBuilder : public ProgramCalls<ShapedBuilder> {
  public:
   /// expected_ops sizes the per-op arrays once.
   explicit ShapedBuilder(int ranks, std::size_t expected_ops = 0);
+  ~ShapedBuilder();
+  ShapedBuilder(ShapedBuilder&&) noexcept;
+  ShapedBuilder& operator=(ShapedBuilder&&) noexcept;
 
   void begin_rank(int rank);
 
@@ -105,11 +113,14 @@ class ShapedBuilder : public ProgramCalls<ShapedBuilder> {
   };
   using Edge = std::pair<std::uint32_t, std::uint32_t>;  // (from, to), rank-local
   std::uint32_t add(OpKind kind, int peer, int tag, std::int64_t amount, int cpu, int nic);
-  void add_edge(std::vector<Edge>& edges, std::uint32_t op, std::uint32_t dependency);
+  void add_edge(Dependency kind, std::uint32_t op, std::uint32_t dependency);
   void end_rank();
   std::uint32_t store_shape();
 
   ShapedSchedule s_;
+  /// The per-op arrays being filled (src/core/shaped_schedule.cpp); s_ views them at finish().
+  struct PerOp;
+  std::unique_ptr<PerOp> per_op_;
   int ranks_, current_ = -1;
   bool finished_ = false;
   std::vector<LocalOp> ops_;

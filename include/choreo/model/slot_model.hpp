@@ -6,10 +6,9 @@
 #include <vector>
 
 #include "choreo/core/pattern.hpp"
+#include "choreo/core/slot_plan.hpp"
 
 namespace choreo {
-
-struct SlotPlan;
 
 /// LogGP parameters of paper 000's prediction model (eqs. 10-16), in ns.
 struct SlotModel {

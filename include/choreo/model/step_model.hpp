@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "choreo/core/compact_schedule.hpp"
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
 namespace choreo::model {
 
@@ -75,6 +75,6 @@ struct Prediction {
 /// t(heaviest link's bytes), which is C * M when the step's messages are equal; with an ideal
 /// network (or `collisions` false) as t(M). Ranks sit on nodes by the network's placement.
 Prediction predict(const CompactSchedule& schedule, const CostTables& tables,
-                   const sim::NetworkSpec& network, bool collisions = true);
+                   const NetworkSpec& network, bool collisions = true);
 
 }  // namespace choreo::model

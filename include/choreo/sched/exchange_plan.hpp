@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "choreo/core/pattern.hpp"
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 #include "choreo/sim/engine.hpp"
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
 namespace choreo {
 
@@ -41,10 +41,10 @@ std::string_view to_string(ExchangeAlgorithm algorithm);
 /// switch with fair sharing; NICs that take arriving bytes by DMA (docs/scheduling.md).
 struct ExchangeModel {
   sim::LogGOPS params;
-  sim::NetworkSpec network = [] {
-    sim::NetworkSpec fair_switch;  // one node per rank
-    fair_switch.kind = sim::NetworkSpec::Kind::Switch;
-    fair_switch.sharing = sim::NetworkSpec::Sharing::Fair;
+  NetworkSpec network = [] {
+    NetworkSpec fair_switch;  // one node per rank
+    fair_switch.kind = NetworkSpec::Kind::Switch;
+    fair_switch.sharing = NetworkSpec::Sharing::Fair;
     return fair_switch;
   }();
   /// sim::SimOptions::dma_receive: a receiving CPU pays o, not the message's (s-1)G, so a

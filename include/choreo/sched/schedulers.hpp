@@ -12,29 +12,15 @@
 
 #include "choreo/core/pattern.hpp"
 #include "choreo/core/schedule.hpp"
+#include "choreo/core/slot_plan.hpp"
 #include "choreo/model/slot_model.hpp"
 
 namespace choreo {
-
-inline constexpr int kDelaySlot = -1;
-
-struct SlotPlan {
-  /// slots[r][t]: index into pattern.messages sent by rank r in slot t, or kDelaySlot.
-  std::vector<std::vector<int>> slots;
-  std::string algorithm;
-};
 
 /// How far `to` comes after `from` in Thakur's ring order (r+1, r+2, ..., wrapping): the
 /// order choreo's schedules send and post receives in.
 inline int ring_distance(int from, int to, int ranks) {
   return ((to - from) % ranks + ranks) % ranks;
-}
-
-/// A rank's plan without the delays after its last send (they would only idle).
-inline std::size_t used_length(const std::vector<int>& slots) {
-  std::size_t n = slots.size();
-  while (n > 0 && slots[n - 1] == kDelaySlot) --n;
-  return n;
 }
 
 /// Thakur's ring (paper 000, sec. 3.2): rank r's sends in the order r+1, r+2, ... of the

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 namespace choreo {
 

@@ -8,16 +8,16 @@
 #include <string_view>
 #include <vector>
 
+#include "choreo/model/profile.hpp"
 #include "choreo/model/step_model.hpp"
-#include "choreo/select/profile.hpp"
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
 namespace choreo::select {
 
 struct Request {
   std::string collective;  ///< allgather, bcast, allreduce, alltoall (any generator's)
   int ranks = 0;
-  sim::NetworkSpec network;  ///< where the ranks sit (ideal: no collisions possible)
+  NetworkSpec network;  ///< where the ranks sit (ideal: no collisions possible)
   model::CostTables tables;
   bool collisions = true;
   std::vector<std::int64_t> sizes;  ///< the generators' `bytes`, ascending

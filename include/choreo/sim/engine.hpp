@@ -6,8 +6,8 @@
 
 #include "choreo/core/compact_schedule.hpp"
 #include "choreo/core/shaped_schedule.hpp"
-#include "choreo/sim/network.hpp"
 #include "choreo/sim/noise.hpp"
+#include "choreo/topo/network.hpp"
 
 namespace choreo::sim {
 

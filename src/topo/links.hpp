@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 class Links {
  public:
@@ -48,4 +48,4 @@ class Links {
   std::vector<std::int64_t> free_, busy_, messages_;
 };
 
-}  // namespace choreo::sim
+}  // namespace choreo

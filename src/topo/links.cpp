@@ -7,7 +7,7 @@
 
 #include "choreo/core/error.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 
 // Link numbering. Switch: node n's injection link is 2n, its ejection link 2n+1.
 // Torus/mesh with D dimensions: node n's link towards dimension d, direction + (0) or - (1)
@@ -124,4 +124,4 @@ std::vector<LinkLoad> Links::loads() const {
   return out;
 }
 
-}  // namespace choreo::sim
+}  // namespace choreo

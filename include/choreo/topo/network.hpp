@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace choreo::sim {
+namespace choreo {
 
 /// The `tcp` sharing rule's switch and TCP (src/sim/tcp_switch.hpp; docs/sim-model.md gives
 /// the sources of the defaults).
@@ -63,4 +63,4 @@ struct LinkLoad {
   std::int64_t messages = 0;
 };
 
-}  // namespace choreo::sim
+}  // namespace choreo

@@ -1,4 +1,4 @@
-#include "choreo/sim/network.hpp"
+#include "choreo/topo/network.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "choreo/core/error.hpp"
 #include "choreo/core/io.hpp"
 
-namespace choreo::sim {
+namespace choreo {
 namespace {
 
 int parse_positive(std::string_view text, std::string_view what) {
@@ -125,4 +125,4 @@ std::vector<int> place_ranks(int ranks, int nodes, const std::string& placement)
   return node;
 }
 
-}  // namespace choreo::sim
+}  // namespace choreo

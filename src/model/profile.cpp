@@ -1,7 +1,7 @@
 // Machine profiles (choreo.profile/1): JSON reading with one clear line per problem, writing
 // one size per line, the confidence interval of the median behind the calibration's stopping
 // rule, and the Hockney and LogGP fits (docs/calibration.md explains both).
-#include "choreo/select/profile.hpp"
+#include "choreo/model/profile.hpp"
 
 #include <fmt/format.h>
 
