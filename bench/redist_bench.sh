@@ -48,6 +48,12 @@ mkdir -p "$out"
 csv=$out/redist.csv
 rm -f "$csv"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# glibc's malloc with its dynamic thresholds returns ScaLAPACK's per-call buffers (about 23 MiB
+# here) to the kernel after a call, depending on what else the process allocated, and the next
+# call pays their page faults: pdgemr2d then takes 100-240 ms instead of 9-35 ms on the same
+# arrays (docs/BENCHMARKS.md, paper 002). Fixed thresholds keep them mapped, so pdgemr2d runs
+# at its best; choreo keeps its buffers in its plans either way.
+export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
 bench() { "$@" --n "$n" --reps "$reps" -o "$csv"; }
 echo "== MPICH, 2 ranks, bound" >&2
 bench mpiexec.mpich -bind-to core -n 2 "$mpich_build/bench/choreo-bench-redist" --label bound
