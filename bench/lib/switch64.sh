@@ -25,8 +25,11 @@ switch_platforms() {
 # this variable: 100 packets in the queue disc (with the device queue, about 200 packets of
 # 1040 B, 203 KiB, per port) and Linux's 200 ms minimum RTO instead of ns-3's 1 s. SimGrid's
 # own TCP settings stay: 1000-byte segments, SACK, an ACK per segment, NewReno.
-# docs/BENCHMARKS.md ("A switch that drops") says what else was tried.
-ns3_loss="ns3::FqCoDelQueueDisc::MaxSize=100p;ns3::TcpSocketBase::MinRto=200ms"
+# SimGrid opens a TCP connection per message, where an MPI keeps its connections: a dropped
+# SYN waited ns-3's 3 s ConnTimeout (triangle's ring took 3.0 s). A SYN lost here stands for
+# the first segment of a message lost on a warm connection, so it waits what that would: the
+# 200 ms minimum RTO. docs/BENCHMARKS.md ("A switch that drops") says what else was tried.
+ns3_loss="ns3::FqCoDelQueueDisc::MaxSize=100p;ns3::TcpSocketBase::MinRto=200ms;ns3::TcpSocket::ConnTimeout=200ms"
 
 # smpi_launcher SETTING DIR: sets the array `smpi_launcher` (smpirun and its options, without
 # -np) for a setting on DIR's platforms (switch_platforms):
