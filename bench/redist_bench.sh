@@ -50,7 +50,7 @@ rm -f "$csv"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 # glibc's malloc with its dynamic thresholds returns ScaLAPACK's per-call buffers (about 23 MiB
 # here) to the kernel after a call, depending on what else the process allocated, and the next
-# call pays their page faults: pdgemr2d then takes 100-240 ms instead of 9-35 ms on the same
+# call pays their page faults: pdgemr2d then takes 100-240 ms instead of 8-24 ms on the same
 # arrays (docs/BENCHMARKS.md, paper 002). Fixed thresholds keep them mapped, so pdgemr2d runs
 # at its best; choreo keeps its buffers in its plans either way.
 export GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456
