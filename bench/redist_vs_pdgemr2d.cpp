@@ -53,7 +53,11 @@ struct Args {
   int reps = 20, warmup = 2;
   std::string label = "unbound";
   std::string csv;
-  std::vector<std::string> only;  ///< run only these cases (all when empty)
+  std::vector<std::string> only;     ///< run only these cases (all when empty)
+  std::vector<std::string> methods;  ///< and only these of choreo's methods (all when empty)
+  bool wants(const std::string& method) const {
+    return methods.empty() || std::find(methods.begin(), methods.end(), method) != methods.end();
+  }
 };
 
 /// One matrix of a case: its blocks, first process and (1-based) submatrix corner.
@@ -182,6 +186,7 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
            [&](std::size_t offset, int gi, int gj) { a.data[offset] = value_at(gi, gj, c.a.n); });
   std::vector<Method> methods;
   const auto add = [&](std::string name, std::function<void(Local&, Local&)> run) {
+    if (!methods.empty() && !args.wants(name)) return;  // pdgemr2d, the baseline, always runs
     Method m;
     m.name = std::move(name);
     m.run = std::move(run);
@@ -200,6 +205,7 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
     for (const choreo::redist::Method m :
          {choreo::redist::Method::Auto, choreo::redist::Method::Datatype,
           choreo::redist::Method::Pack, choreo::redist::Method::Shared}) {
+      if (!args.wants(to_string(m))) continue;
       const std::size_t slot = plans.size();
       plans.push_back(nullptr);
       add(to_string(m), [&, m, slot](Local& x, Local& y) {
@@ -231,7 +237,8 @@ void run_case(const Case& c, const Args& args, int context, int p, int q, Gemr2d
     const RedistStats& s = plans[k]->stats();
     int paths[4] = {s.direct_sides, s.datatype_sides, s.pack_sides, s.shared_sides};
     MPI_Allreduce(MPI_IN_PLACE, paths, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    methods[2 + k].paths = fmt::format("{}/{}/{}/{}", paths[0], paths[1], paths[2], paths[3]);
+    methods[methods.size() - plans.size() + k].paths =
+        fmt::format("{}/{}/{}/{}", paths[0], paths[1], paths[2], paths[3]);
   }
   // Timed, interleaved: every method once per repetition, in rotating order.
   for (int rep = 0; rep < args.reps; ++rep)
@@ -288,6 +295,9 @@ int main(int argc, char** argv) {
   app.add_option("--case", args.only, "Run only this case (repeatable; default: all four)")
       ->check(CLI::IsMember(
           {"cyclic->block", "cyclic->cyclic(50)", "cyclic(7)->cyclic(5)", "submatrix"}));
+  app.add_option("--method", args.methods,
+                 "Run only this of choreo's methods beside pdgemr2d (repeatable; default: all)")
+      ->check(CLI::IsMember({"choreo pdgemr2d", "auto", "datatype", "pack", "shared"}));
   try {
     app.parse(argc, argv);
     // ScaLAPACK's own routine, in the library that defines BLACS.

@@ -175,8 +175,8 @@ void MessageEngine::build(const RankPlan& plan, bool new_exchange) {
   if (exchange_) stats_.buffer_bytes += exchange_->segment_bytes();
   if (has_local_) {
     stats_.copy_bytes = local_out_.elements * element_bytes_;
-    // Method::Datatype promises no buffers.
-    if (method_ != Method::Datatype &&
+    // Method::Datatype promises no buffers; a pair of matrices copies as fast without one.
+    if (method_ != Method::Datatype && !matrix_pair(local_out_.sections, local_in_.sections) &&
         std::min(run_length(local_out_.shape), run_length(local_in_.shape)) < kStagedRunLength) {
       local_buffer_.resize(static_cast<std::size_t>(stats_.copy_bytes));
       stats_.buffer_bytes += stats_.copy_bytes;

@@ -258,7 +258,110 @@ std::int64_t copy_sections(const std::vector<LocalSection>& sections, const char
   return done;
 }
 
+/// `n` pieces of `Bytes` contiguous bytes, piece i from `from + from_at[i]` to `to + to_at[i]`.
+template <std::size_t Bytes>
+void copy_listed_pieces(const char* from, const std::int64_t* from_at, char* to,
+                        const std::int64_t* to_at, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) std::memcpy(to + to_at[i], from + from_at[i], Bytes);
+}
+
+using ListedCopy = void (*)(const char*, const std::int64_t*, char*, const std::int64_t*,
+                            std::int64_t);
+
+template <std::size_t... Units>
+constexpr std::array<ListedCopy, sizeof...(Units)> listed_copies(std::index_sequence<Units...>) {
+  return {&copy_listed_pieces<(Units + 1) * kPieceUnit>...};
+}
+constexpr auto kListedCopies =
+    listed_copies(std::make_index_sequence<kLargestPiece / kPieceUnit>{});
+
+/// The byte offsets of a matrix section's columns, in order.
+void column_offsets(const LocalSection& s, std::int64_t bytes, std::vector<std::int64_t>& out) {
+  out.clear();
+  for (const LocalTriplet& t : s.dims[1])
+    for (std::int64_t k = 0; k < t.count; ++k) out.push_back((t.start + k * t.stride) * bytes);
+}
+
+/// Dimension 0's runs of `s` as contiguous runs: a strided run (two elements of a block-cyclic
+/// section a block apart) becomes a run per element.
+void unit_runs(const LocalSection& s, std::vector<Run>& out) {
+  std::vector<Run> runs;
+  inner_runs(s, runs);
+  out.clear();
+  for (const Run& r : runs) {
+    if (r.stride == 1 || r.count == 1) {
+      out.push_back({r.offset, 1, r.count});
+      continue;
+    }
+    for (std::int64_t k = 0; k < r.count; ++k) out.push_back({r.offset + k * r.stride, 1, 1});
+  }
+}
+
+/// A piece of a column both sides hold contiguously: `count` elements from `from` to `to`
+/// (element offsets within the column).
+struct JointRun {
+  std::int64_t from = 0, to = 0, count = 0;
+};
+
+/// Elements of a section's dimension `d`.
+std::int64_t extent_of(const LocalSection& s, std::size_t d) {
+  std::int64_t n = 0;
+  for (const LocalTriplet& t : s.dims[d]) n += t.count;
+  return n;
+}
+
+/// The local copy of one matrix section into another of the same shape (matrix_pair),
+/// straight from array to array: the two sides' row runs are cut where either side's run ends
+/// (the same cut for every column), then each cut run is copied for a tile of columns at a
+/// time, as copy_matrix_section does. One copy where staging through a buffer (pack, then
+/// unpack) makes two; copy_between's general walk costs a call per piece.
+void copy_matrix_between(const LocalSection& a, const char* from, const LocalSection& b, char* to,
+                         std::int64_t bytes) {
+  std::vector<Run> ra, rb;
+  unit_runs(a, ra);
+  unit_runs(b, rb);
+  std::vector<JointRun> joint;
+  for (std::size_t i = 0, j = 0; i < ra.size() && j < rb.size();) {
+    Run& x = ra[i];
+    Run& y = rb[j];
+    const std::int64_t n = std::min(x.count, y.count);
+    joint.push_back({x.offset, y.offset, n});
+    x.offset += n, x.count -= n, y.offset += n, y.count -= n;
+    i += x.count == 0 ? 1 : 0;
+    j += y.count == 0 ? 1 : 0;
+  }
+  std::vector<std::int64_t> ca, cb;
+  column_offsets(a, bytes, ca);
+  column_offsets(b, bytes, cb);
+  const auto columns = static_cast<std::int64_t>(ca.size());
+  for (std::int64_t first = 0; first < columns; first += kTileColumns) {
+    const std::int64_t n = std::min(kTileColumns, columns - first);
+    const std::int64_t* at_a = ca.data() + first;
+    const std::int64_t* at_b = cb.data() + first;
+    for (const JointRun& r : joint) {
+      const char* source = from + r.from * bytes;
+      char* target = to + r.to * bytes;
+      const std::int64_t piece = r.count * bytes;
+      if (piece <= static_cast<std::int64_t>(kLargestPiece) && piece % kPieceUnit == 0) {
+        kListedCopies[static_cast<std::size_t>(piece) / kPieceUnit - 1](source, at_a, target, at_b,
+                                                                        n);
+        continue;
+      }
+      for (std::int64_t i = 0; i < n; ++i)
+        std::memcpy(target + at_b[i], source + at_a[i], static_cast<std::size_t>(piece));
+    }
+  }
+}
+
 }  // namespace
+
+bool matrix_pair(const std::vector<LocalSection>& from_sections,
+                 const std::vector<LocalSection>& to_sections) {
+  if (from_sections.size() != 1 || to_sections.size() != 1) return false;
+  const LocalSection &a = from_sections[0], &b = to_sections[0];
+  return a.dims.size() == 2 && b.dims.size() == 2 && !is_empty(a) && !is_empty(b) &&
+         extent_of(a, 0) == extent_of(b, 0) && extent_of(a, 1) == extent_of(b, 1);
+}
 
 std::int64_t pack(const std::vector<LocalSection>& sections, const void* from, void* to,
                   std::int64_t element_bytes) {
@@ -275,6 +378,9 @@ std::int64_t unpack(const std::vector<LocalSection>& sections, const void* from,
 void copy_between(const std::vector<LocalSection>& from_sections, const void* from,
                   const std::vector<LocalSection>& to_sections, void* to,
                   std::int64_t element_bytes) {
+  if (matrix_pair(from_sections, to_sections))
+    return copy_matrix_between(from_sections[0], static_cast<const char*>(from), to_sections[0],
+                               static_cast<char*>(to), element_bytes);
   ColumnRuns read(from_sections), write(to_sections);
   Run a{}, b{};
   bool have_a = read.next(a), have_b = write.next(b);

@@ -120,6 +120,55 @@ TEST(RedistSectionCopy, PackUnpackAndLocalCopyMatchTheNaiveWalk) {
   EXPECT_GT(nonempty, 350);
 }
 
+/// Triplets holding `total` indices in all, from `from` on, `unit` apart per step, in pieces
+/// of 1-`largest` (strided sometimes, empty sometimes). Returns the first free index after them.
+std::int64_t triplets_holding(Rng& rng, std::vector<LocalTriplet>& list, std::int64_t from,
+                              std::int64_t unit, std::int64_t total, std::int64_t largest) {
+  while (total > 0) {
+    const std::int64_t start = from + rng.in(0, 3);
+    const std::int64_t stride = rng.chance(70) ? 1 : rng.in(2, 4);
+    const std::int64_t count = rng.chance(10) ? 0 : std::min(total, rng.in(1, largest));
+    list.push_back({start * unit, stride * unit, count});
+    from = start + (count > 0 ? (count - 1) * stride : 0) + 1;
+    total -= count;
+  }
+  return from;
+}
+
+TEST(RedistSectionCopy, LocalCopyBetweenTwoMatricesMatchesTheNaiveWalk) {
+  // A rank's local copy between two block-cyclic layouts: one matrix section on each side,
+  // the same shape, cut into different pieces (copy_between's array-to-array path).
+  Rng rng(20261129);
+  for (int trial = 0; trial < 300; ++trial) {
+    SCOPED_TRACE(trial);
+    const std::int64_t rows = rng.in(1, 40), columns = rng.in(1, 150), ld = 128;
+    std::vector<LocalSection> a(1), b(1);
+    for (LocalSection* s : {&a[0], &b[0]}) {
+      s->dims.resize(2);
+      triplets_holding(rng, s->dims[0], 0, 1, rows, rng.chance(80) ? 8 : 20);
+      triplets_holding(rng, s->dims[1], 0, ld, columns, rng.chance(50) ? 5 : 64);
+    }
+    ASSERT_TRUE(matrix_pair(a, b));
+    const std::vector<std::int64_t> from = naive_offsets(a), to = naive_offsets(b);
+    ASSERT_EQ(from.size(), to.size());
+    const auto extent_of = [&](const std::vector<std::int64_t>& offsets) {
+      return static_cast<std::size_t>(*std::max_element(offsets.begin(), offsets.end()) + 1);
+    };
+    std::vector<double> array(extent_of(from));
+    for (std::size_t i = 0; i < array.size(); ++i) array[i] = static_cast<double>(i) + 0.5;
+    std::vector<double> target(extent_of(to) + 1, -1.0), expected = target;
+    for (std::size_t e = 0; e < from.size(); ++e)
+      expected[static_cast<std::size_t>(to[e])] = array[static_cast<std::size_t>(from[e])];
+    copy_between(a, array.data(), b, target.data(), sizeof(double));
+    ASSERT_EQ(target, expected);
+  }
+  // Not a pair: different shapes, or a section list of more than one section.
+  const LocalSection m{{{{0, 1, 4}}, {{0, 8, 3}}}}, wide{{{{0, 1, 2}}, {{0, 8, 6}}}};
+  EXPECT_FALSE(matrix_pair({m}, {wide}));
+  EXPECT_FALSE(matrix_pair({m, m}, {m}));
+  EXPECT_TRUE(matrix_pair({m}, {m}));
+}
+
 TEST(RedistSectionCopy, ElementsOfOtherSizes) {
   // 4-, 12- and 16-byte elements through the same loops (the fixed-size piece copies are
   // chosen by bytes, not by element).
