@@ -18,10 +18,17 @@
 #include "../mpi/neighbor_quirks.hpp"
 #include "choreo/mpi_persistent.h"
 #include "choreo/persist/collectives.hpp"
+#include "persistent_choreo.hpp"
 #include "persistent_serve.hpp"
 
 using choreo::intercept::persistent::at_root;
-using choreo::intercept::persistent::contiguous_bytes;
+using choreo::intercept::persistent::choreo_allgather;
+using choreo::intercept::persistent::choreo_allreduce;
+using choreo::intercept::persistent::choreo_alltoall;
+using choreo::intercept::persistent::choreo_gather;
+using choreo::intercept::persistent::choreo_reduce;
+using choreo::intercept::persistent::choreo_reduce_scatter_block;
+using choreo::intercept::persistent::choreo_scatter;
 using choreo::intercept::persistent::degrees;
 using choreo::intercept::persistent::Emulated;
 using choreo::intercept::persistent::held_type;
@@ -70,12 +77,8 @@ extern "C" int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype 
   return serve(
       "MPI_Gather_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        // The receive side matters at the root only (elsewhere it may be any handle).
-        const bool root_side = at_root(comm, root);
-        return persist::gather_init(
-            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
-            recvbuf, recvcount, root_side ? held_type(recvtype, held) : recvtype, root, comm,
-            persist_options(info));
+        return choreo_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                             info, held);
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
@@ -133,12 +136,8 @@ extern "C" int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype
   return serve(
       "MPI_Scatter_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        // The send side matters at the root only (elsewhere it may be any handle).
-        const bool root_side = at_root(comm, root);
-        return persist::scatter_init(
-            sendbuf, sendcount, root_side ? held_type(sendtype, held) : sendtype, recvbuf,
-            recvcount, recvbuf == MPI_IN_PLACE ? recvtype : held_type(recvtype, held), root, comm,
-            persist_options(info));
+        return choreo_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, info, held);
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
@@ -196,15 +195,8 @@ extern "C" int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Dataty
   return serve(
       "MPI_Allgather_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        // choreo's allgather moves recvcount elements of recvtype from sendbuf as bytes: the
-        // send side must be the same contiguous bytes. Where it is not on some rank, a count
-        // no rank accepts makes every rank refuse alike (persist's checks agree), so all fall
-        // back together; a rank deciding alone would leave the others in choreo's init.
-        const bool same_bytes =
-            sendbuf == MPI_IN_PLACE ||
-            contiguous_bytes(sendcount, sendtype) == contiguous_bytes(recvcount, recvtype);
-        return persist::allgather_init(sendbuf, recvbuf, same_bytes ? recvcount : -1,
-                                       held_type(recvtype, held), comm, persist_options(info));
+        return choreo_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                info, held);
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -257,9 +249,8 @@ extern "C" int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatyp
   return serve(
       "MPI_Alltoall_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::alltoall_init(
-            sendbuf, sendcount, sendbuf == MPI_IN_PLACE ? sendtype : held_type(sendtype, held),
-            recvbuf, recvcount, held_type(recvtype, held), comm, persist_options(info));
+        return choreo_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                               info, held);
       },
       [&] {
         return library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
@@ -343,8 +334,7 @@ extern "C" int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MP
   return serve(
       "MPI_Reduce_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::reduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op, root,
-                                    comm, persist_options(info));
+        return choreo_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, info, held);
       },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); },
       [&](Emulated& e) {
@@ -363,8 +353,7 @@ extern "C" int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
   return serve(
       "MPI_Allreduce_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::allreduce_init(sendbuf, recvbuf, count, held_type(datatype, held), op, comm,
-                                       persist_options(info));
+        return choreo_allreduce(sendbuf, recvbuf, count, datatype, op, comm, info, held);
       },
       [&] { return library(sendbuf, recvbuf, count, datatype, op, comm, info, request); },
       [&](Emulated& e) {
@@ -407,9 +396,8 @@ extern "C" int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf,
   return serve(
       "MPI_Reduce_scatter_block_init", comm, request, library != nullptr,
       [&](std::vector<MPI_Datatype>& held) {
-        return persist::reduce_scatter_block_init(sendbuf, recvbuf, recvcount,
-                                                  held_type(datatype, held), op, comm,
-                                                  persist_options(info));
+        return choreo_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                                           held);
       },
       [&] { return library(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request); },
       [&](Emulated& e) {

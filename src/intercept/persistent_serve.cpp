@@ -1,5 +1,6 @@
 #include "persistent_serve.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,18 +40,15 @@ Route route_of(bool serving, bool has_library, bool choreo_takes, std::int64_t a
   return Route::Library;
 }
 
-/// The bytes of count elements' type signature, which MPI requires to match between the ranks;
-/// kNoAgreedBytes for an invalid type (the library's call reports it).
-std::int64_t signature_bytes(int count, MPI_Datatype type) {
+std::int64_t signature_bytes(MPI_Count count, MPI_Datatype type) {
   int size = 0;
   if (count < 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
     return kNoAgreedBytes;
-  return std::int64_t{count} * size;
+  if (size > 0 && count > INT64_MAX / size) return INT64_MAX;  // saturates
+  return static_cast<std::int64_t>(count) * size;
 }
 
-/// The bytes of `count` elements of a contiguous type (mpi/datatype_layout.hpp), or -1 when
-/// the type is not contiguous.
-std::int64_t contiguous_bytes(int count, MPI_Datatype type) {
+std::int64_t contiguous_bytes(MPI_Count count, MPI_Datatype type) {
   return choreo::mpi::detail::is_contiguous(type) ? signature_bytes(count, type) : -1;
 }
 

@@ -36,13 +36,14 @@ using AgreedBytes = std::function<std::int64_t()>;
 /// agreed_bytes is the call's block size, or kNoAgreedBytes.
 Route route_of(bool serving, bool has_library, bool choreo_takes, std::int64_t agreed_bytes);
 
-/// The bytes of count elements' type signature, which MPI requires to match between the ranks;
-/// kNoAgreedBytes for an invalid type (the library's call reports it).
-std::int64_t signature_bytes(int count, MPI_Datatype type);
+/// The bytes of count elements' type signature, which MPI requires to match between the ranks
+/// (saturating at INT64_MAX); kNoAgreedBytes for a negative count or an invalid type (the
+/// library's call reports it).
+std::int64_t signature_bytes(MPI_Count count, MPI_Datatype type);
 
 /// The bytes of `count` elements of a contiguous type (mpi/datatype_layout.hpp), or -1 when
 /// the type is not contiguous.
-std::int64_t contiguous_bytes(int count, MPI_Datatype type);
+std::int64_t contiguous_bytes(MPI_Count count, MPI_Datatype type);
 
 bool is_inter(MPI_Comm comm);
 

@@ -15,6 +15,11 @@ constexpr const char* kAllgatherInitCall = "allgather_init";
 
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options) {
+  return allgather_init_c(sendbuf, recvbuf, count, type, comm, options);
+}
+
+Request allgather_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                         MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -37,8 +42,9 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   return detail::request_by_way(
       kAllgatherInitCall, way, "allgather",
       [&] { return detail::allgather_plan(block_bytes, ranks, rank); }, buffers, comm, MPI_BYTE,
-      MPI_OP_NULL, options,
-      [&](MPI_Comm own) { return detail::library_allgather(sendbuf, count, type, recvbuf, own); });
+      MPI_OP_NULL, options, detail::library_within_int(block_bytes, [&](MPI_Comm own) {
+        return detail::library_allgather(sendbuf, static_cast<int>(count), type, recvbuf, own);
+      }));
 }
 
 }  // namespace choreo::persist

@@ -19,6 +19,11 @@ constexpr const char* kAllreduceInitCall = "allreduce_init";
 
 Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, const Options& options) {
+  return allreduce_init_c(sendbuf, recvbuf, count, type, op, comm, options);
+}
+
+Request allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const int rank = me.rank, ranks = me.size;
   std::string algorithm, choice;
@@ -43,9 +48,14 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   detail::agree_between_ranks(
       kAllreduceInitCall, comm,
       {{"count x type size", bytes}, {"algorithm", detail::name_fingerprint(algorithm)}});
-  const detail::LibraryFactory library = [&](MPI_Comm own) {
-    return detail::library_allreduce(sendbuf, recvbuf, count, type, op, own);
-  };
+  const detail::LibraryFactory library = detail::library_within_int(bytes, [&](MPI_Comm own) {
+    return detail::library_allreduce(sendbuf, recvbuf, static_cast<int>(count), type, op, own);
+  });
+  if (algorithm == "mpi" && !library)
+    throw Error(
+        fmt::format("{}: the MPI library's own allreduce (\"mpi\") takes an int count, "
+                    "and this call's bytes pass INT_MAX; name recdbl or ring",
+                    kAllreduceInitCall));
   if (algorithm == "mpi") {
     detail::Plan named;
     named.algorithm = "allreduce:mpi";
@@ -62,7 +72,7 @@ Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
   // algorithm named measures both over the first starts and keeps the faster (LibraryTrial);
   // one rank moves no message, so there is nothing to measure.
   const bool measured =
-      options.algorithm.empty() && options.engine == Engine::Commands && ranks > 1;
+      options.algorithm.empty() && options.engine == Engine::Commands && ranks > 1 && library;
   const void* input = sendbuf == MPI_IN_PLACE ? nullptr : sendbuf;
   return detail::make_request(std::move(plan), {recvbuf, input}, comm, type, op, options,
                               measured ? library : detail::LibraryFactory{});

@@ -17,6 +17,12 @@ constexpr const char* kAlltoallInitCall = "alltoall_init";
 
 Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const Options& options) {
+  return alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, options);
+}
+
+Request alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   std::int64_t bytes = 0;
@@ -47,11 +53,10 @@ Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
   return detail::request_by_way(
       kAlltoallInitCall, way, "alltoall",
       [&] { return detail::alltoall_plan(bytes, in_place, me.size, me.rank); }, buffers, comm,
-      MPI_BYTE, MPI_OP_NULL, options,
-      [&](MPI_Comm own) {
-        return detail::library_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                        own);
-      });
+      MPI_BYTE, MPI_OP_NULL, options, detail::library_within_int(bytes, [&](MPI_Comm own) {
+        return detail::library_alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
+                                        static_cast<int>(recvcount), recvtype, own);
+      }));
 }
 
 }  // namespace choreo::persist

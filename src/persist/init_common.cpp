@@ -195,6 +195,17 @@ std::pair<MPI_Comm, std::unique_ptr<LibraryCollective>> duplicate(MPI_Comm comm,
 
 Request make_request(Plan plan, UserBuffers buffers, MPI_Comm comm, MPI_Datatype type, MPI_Op op,
                      const Options& options, const LibraryFactory& rival) {
+  if (options.max_message_bytes < 0)
+    throw Error(fmt::format("max_message_bytes must be 0 (MPI's int count) or more, not {}",
+                            options.max_message_bytes));
+  // Reductions cut at whole elements, each its extent in the buffers (a pair type's padding
+  // too), as the driver counts them.
+  MPI_Aint lower = 0, extent = 1;
+  if (op != MPI_OP_NULL) MPI_Type_get_extent(type, &lower, &extent);
+  split_messages(
+      plan,
+      options.max_message_bytes > 0 ? options.max_message_bytes : std::numeric_limits<int>::max(),
+      extent);
   auto [own, library] = duplicate(comm, rival);
   return Request(std::make_unique<Instance>(std::move(plan), buffers, own, type, op, options.engine,
                                             std::move(library)));
@@ -229,10 +240,19 @@ Way way_of(const char* call, const Options& options, const std::string& fallback
   return way;
 }
 
+LibraryFactory library_within_int(std::int64_t bytes, LibraryFactory library) {
+  return bytes <= std::numeric_limits<int>::max() ? std::move(library) : LibraryFactory{};
+}
+
 Request request_by_way(const char* call, const Way& way, const std::string& collective,
                        const std::function<Plan()>& make_plan, UserBuffers buffers, MPI_Comm comm,
                        MPI_Datatype type, MPI_Op op, const Options& options,
                        const LibraryFactory& library) {
+  if (way.algorithm == "mpi" && !library)
+    throw Error(
+        fmt::format("{}: the MPI library's own {} (\"mpi\") takes an int count, and "
+                    "this call's bytes pass INT_MAX; name no algorithm (choreo's)",
+                    call, collective));
   if (way.algorithm == "mpi") {
     Plan named;
     named.algorithm = collective + ":mpi";
@@ -242,7 +262,11 @@ Request request_by_way(const char* call, const Way& way, const std::string& coll
   Plan plan;
   on_every_rank(comm, [&] {
     plan = make_plan();
-    plan.choice = way.choice;
+    plan.choice = way.measured && !library
+                      ? named_or(options,
+                                 "the default (not measured: the MPI library's own "
+                                 "takes an int count, and this call's bytes pass it)")
+                      : way.choice;
     check_tags(call, plan, comm);
   });
   // On one rank a plan moves no message, so there is nothing to measure (and MPICH 4.0.2's

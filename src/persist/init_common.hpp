@@ -106,6 +106,11 @@ Request request_by_way(const char* call, const Way& way, const std::string& coll
                        MPI_Datatype type, MPI_Op op, const Options& options,
                        const LibraryFactory& library);
 
+/// `library` where a call's `bytes` (agreed by every rank: each rank decides alike) fit MPI's
+/// int count, as the MPI library's own collective takes one here; else none: not measured,
+/// and request_by_way refuses "mpi".
+LibraryFactory library_within_int(std::int64_t bytes, LibraryFactory library);
+
 /// "named by the caller" when options name an algorithm, else `rule` (for Plan::choice).
 std::string named_or(const Options& options, std::string rule);
 

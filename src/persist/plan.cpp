@@ -31,13 +31,34 @@ void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc) {
     command.source = received.data;
     command.data = Place{BufferId::User, received.data.offset};
   }
-  // Sends, receives and reductions pass an int count to MPI; a copy is a memcpy of any size.
-  for (const Command& command : plan.commands)
-    if (command.kind != CommandKind::Copy && command.bytes > std::numeric_limits<int>::max())
-      throw Error(
-          fmt::format("{}: a message of {} bytes exceeds MPI's int count; use more "
-                      "segments or a smaller count",
-                      plan.algorithm, command.bytes));
+}
+
+void split_messages(Plan& plan, std::int64_t largest, std::int64_t unit) {
+  const std::int64_t piece = unit > 0 ? largest / unit * unit : 0;
+  if (piece <= 0)
+    throw Error(fmt::format("{}: the largest message ({} bytes) holds no element of {} bytes",
+                            plan.algorithm, largest, unit));
+  const std::size_t count = plan.commands.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (plan.commands[i].kind == CommandKind::Copy || plan.commands[i].bytes <= largest) continue;
+    const Command whole = plan.commands[i];
+    plan.commands[i].bytes = piece;
+    plan.commands[i].dependents.clear();
+    auto previous = static_cast<std::uint32_t>(i);
+    for (std::int64_t at = piece; at < whole.bytes; at += piece) {
+      Command next = whole;
+      next.bytes = std::min(piece, whole.bytes - at);
+      next.data.offset += at;
+      if (whole.kind == CommandKind::Reduce) next.source.offset += at;
+      next.dependencies = 1;
+      next.dependents.clear();
+      plan.commands.push_back(std::move(next));
+      const auto index = static_cast<std::uint32_t>(plan.commands.size() - 1);
+      plan.commands[previous].dependents = {index};
+      previous = index;
+    }
+    plan.commands[previous].dependents = whole.dependents;
+  }
 }
 
 Plan plan_from_schedule(const CompactSchedule& schedule, int rank, std::int64_t unit_bytes,

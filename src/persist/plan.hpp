@@ -86,7 +86,15 @@ void note_receive_of_calc(const std::string& algorithm, std::vector<std::int64_t
 
 /// Completes a plan whose messages are placed: every reduction takes the bytes and the
 /// region of its receive (receive_of_calc, indexed by command) and accumulates into the user
-/// buffer at the same offset; then throws if a message exceeds MPI's int count.
+/// buffer at the same offset.
 void finish_plan(Plan& plan, const std::vector<std::int64_t>& receive_of_calc);
+
+/// Cuts every send, receive and reduction of more than `largest` bytes into pieces of at most
+/// that many (whole elements of `unit` bytes each), for MPI's int counts: the pieces of one
+/// command follow each other (each released by the one before, the last releasing what the
+/// whole released), so the pieces of a message are posted in the same order on both sides and
+/// MPI's non-overtaking rule pairs them. Copies (memcpy) stay whole. Throws when `largest`
+/// holds no element.
+void split_messages(Plan& plan, std::int64_t largest, std::int64_t unit);
 
 }  // namespace choreo::persist::detail

@@ -3,6 +3,7 @@
 // default. Contiguous datatypes and commutative ops, as the other reductions.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -20,8 +21,8 @@ constexpr const char* kReduceScatterBlockInitCall = "reduce_scatter_block_init";
 constexpr const char* kReduceScatterInitCall = "reduce_scatter_init";
 
 /// Both: `counts` (elements per rank's block, in rank order) must be the same on every rank;
-/// mpi_call names MPI's own, for a refusal. A message over MPI's int count is refused when the
-/// plan is made.
+/// mpi_call names MPI's own, for a refusal. Where the largest block's bytes pass INT_MAX the
+/// library's own is not used (library_within_int).
 Request reduce_scatter_with(const char* call, const char* mpi_call, const void* sendbuf,
                             void* recvbuf, const std::vector<std::int64_t>& counts,
                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, const Options& options,
@@ -44,7 +45,9 @@ Request reduce_scatter_with(const char* call, const char* mpi_call, const void* 
   return detail::request_by_way(
       call, way, "reduce_scatter",
       [&] { return detail::reduce_scatter_plan(counts, unit, in_place, me.size, me.rank); },
-      {recvbuf, in_place ? nullptr : sendbuf}, comm, type, op, options, library);
+      {recvbuf, in_place ? nullptr : sendbuf}, comm, type, op, options,
+      detail::library_within_int(counts.empty() ? 0 : *std::ranges::max_element(counts) * unit,
+                                 library));
 }
 
 }  // namespace
@@ -52,6 +55,12 @@ Request reduce_scatter_with(const char* call, const char* mpi_call, const void* 
 Request reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                   const Options& options) {
+  return reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, type, op, comm, options);
+}
+
+Request reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                    const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   detail::on_every_rank(comm, [&] {
     if (recvcount < 0)
@@ -62,7 +71,7 @@ Request reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
   return reduce_scatter_with(kReduceScatterBlockInitCall, "MPI_Reduce_scatter_block_init", sendbuf,
                              recvbuf, counts, type, op, comm, options, [&](MPI_Comm own) {
                                return detail::library_reduce_scatter_block(
-                                   sendbuf, recvbuf, recvcount, type, op, own);
+                                   sendbuf, recvbuf, static_cast<int>(recvcount), type, op, own);
                              });
 }
 

@@ -24,6 +24,11 @@ constexpr const char* kBarrierInitCall = "barrier_init";
 
 Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm, const Options& options) {
+  return reduce_init_c(sendbuf, recvbuf, count, type, op, root, comm, options);
+}
+
+Request reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                      MPI_Op op, int root, MPI_Comm comm, const Options& options) {
   const detail::Ranks me = detail::ranks_of(comm);
   int unit = 1;
   std::int64_t bytes = 0;
@@ -48,9 +53,10 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
       kReduceInitCall, way, "reduce",
       [&] { return detail::reduce_plan(count, unit, root, me.size, me.rank); },
       {at_root ? recvbuf : nullptr, in_place ? nullptr : sendbuf}, comm, type, op, options,
-      [&](MPI_Comm own) {
-        return detail::library_reduce(sendbuf, recvbuf, count, type, op, root, own);
-      });
+      detail::library_within_int(bytes, [&](MPI_Comm own) {
+        return detail::library_reduce(sendbuf, recvbuf, static_cast<int>(count), type, op, root,
+                                      own);
+      }));
 }
 
 namespace {
@@ -58,9 +64,10 @@ namespace {
 /// The bytes of one rank's block of a gather or scatter, from the arguments significant on this
 /// rank: `mine` (count and type on every rank), `roots` (only at the root, unless the root's
 /// own side is MPI_IN_PLACE, which leaves `mine` insignificant there).
-std::int64_t block_bytes(const char* call, int my_count, MPI_Datatype my_type, int root_count,
-                         MPI_Datatype root_type, bool at_root, bool root_in_place) {
-  const auto bytes_of = [&](int count, MPI_Datatype type) {
+std::int64_t block_bytes(const char* call, MPI_Count my_count, MPI_Datatype my_type,
+                         MPI_Count root_count, MPI_Datatype root_type, bool at_root,
+                         bool root_in_place) {
+  const auto bytes_of = [&](MPI_Count count, MPI_Datatype type) {
     return detail::checked_bytes(call, count, detail::element_size(call, type));
   };
   if (!at_root) return bytes_of(my_count, my_type);
@@ -82,10 +89,10 @@ namespace {
 /// A gather's or a scatter's arguments.
 struct TreeArguments {
   const void* sendbuf;
-  int sendcount;
+  MPI_Count sendcount;
   MPI_Datatype sendtype;
   void* recvbuf;
-  int recvcount;
+  MPI_Count recvcount;
   MPI_Datatype recvtype;
   int root;
 };
@@ -99,9 +106,9 @@ Request binomial_tree_init(bool gather, const TreeArguments& a, MPI_Comm comm,
   const detail::Ranks me = detail::ranks_of(comm);
   const bool at_root = me.rank == a.root;
   const bool in_place = (gather ? a.sendbuf : a.recvbuf) == MPI_IN_PLACE;
-  const int my_count = gather ? a.sendcount : a.recvcount;
+  const MPI_Count my_count = gather ? a.sendcount : a.recvcount;
   const MPI_Datatype my_type = gather ? a.sendtype : a.recvtype;
-  const int root_count = gather ? a.recvcount : a.sendcount;
+  const MPI_Count root_count = gather ? a.recvcount : a.sendcount;
   const MPI_Datatype root_type = gather ? a.recvtype : a.sendtype;
   std::int64_t bytes = 0;
   detail::Way way;
@@ -133,12 +140,15 @@ Request binomial_tree_init(bool gather, const TreeArguments& a, MPI_Comm comm,
                       : detail::scatter_plan(bytes, a.root, me.size, me.rank);
       },
       buffers, comm, MPI_BYTE, MPI_OP_NULL, options,
-      [&](MPI_Comm own) {
-        return gather ? detail::library_gather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
-                                               a.recvcount, a.recvtype, a.root, own)
-                      : detail::library_scatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf,
-                                                a.recvcount, a.recvtype, a.root, own);
-      });
+      detail::library_within_int(bytes, [&](MPI_Comm own) {
+        // Within an int: the block's bytes are, and so every count of them.
+        const int sendcount = static_cast<int>(a.sendcount),
+                  recvcount = static_cast<int>(a.recvcount);
+        return gather ? detail::library_gather(a.sendbuf, sendcount, a.sendtype, a.recvbuf,
+                                               recvcount, a.recvtype, a.root, own)
+                      : detail::library_scatter(a.sendbuf, sendcount, a.sendtype, a.recvbuf,
+                                                recvcount, a.recvtype, a.root, own);
+      }));
 }
 
 }  // namespace
@@ -146,6 +156,13 @@ Request binomial_tree_init(bool gather, const TreeArguments& a, MPI_Comm comm,
 Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     const Options& options) {
+  return gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                       options);
+}
+
+Request gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, const Options& options) {
   return binomial_tree_init(
       true, {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root}, comm, options);
 }
@@ -153,6 +170,13 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const Options& options) {
+  return scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                        options);
+}
+
+Request scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, const Options& options) {
   return binomial_tree_init(
       false, {sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root}, comm, options);
 }

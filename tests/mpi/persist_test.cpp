@@ -29,6 +29,14 @@ using choreo::persist::Options;
 using choreo::persist::Request;
 
 int g_rank = 0, g_ranks = 1, g_cases = 0;
+/// Options::max_message_bytes of every case (the "pieces" section sets it).
+std::int64_t g_max_message = 0;
+
+Options base_options() {
+  Options options;
+  options.max_message_bytes = g_max_message;
+  return options;
+}
 
 [[noreturn]] void fail(const std::string& message) {
   fmt::print(stderr, "rank {}: FAILED: {}\n", g_rank, message);
@@ -74,7 +82,7 @@ void bcast_cases() {
             const std::string named = algorithm;
             if (segment > 0 && (named == "binomial" || named == "mpi")) continue;
             if (named == "mpi" && engine != Engine::Commands) continue;
-            Options options;
+            Options options = base_options();
             options.engine = engine;
             options.algorithm = algorithm;
             options.segment_bytes = segment;
@@ -116,7 +124,7 @@ void allreduce_cases() {
         for (bool in_place : {false, true}) {
           if (algorithm == "mpi" && engine != Engine::Commands) continue;
           const bool measured = algorithm.empty() && engine == Engine::Commands && g_ranks > 1;
-          Options options;
+          Options options = base_options();
           options.engine = engine;
           options.algorithm = algorithm;
           std::vector<std::int64_t> in(static_cast<std::size_t>(count)),
@@ -157,7 +165,7 @@ void allgather_cases() {
   for (Engine engine : kEngines)
     for (int count : {0, 1, 1001, 70001})
       for (bool in_place : {false, true}) {
-        Options options;
+        Options options = base_options();
         options.engine = engine;
         const auto block = static_cast<std::size_t>(count);
         std::vector<std::uint8_t> in(block), out(block * static_cast<std::size_t>(g_ranks));
@@ -195,7 +203,7 @@ void torus_bcast_cases() {
     for (bool reversed : {false, true})
       for (std::int64_t size : {0, 1, 1001, 300001})
         for (int root : {0, g_ranks - 1}) {
-          Options options;
+          Options options = base_options();
           options.algorithm = algorithm;
           options.torus = dims;
           if (reversed)
@@ -269,7 +277,7 @@ void reduce_cases() {
                  {OpCase{MPI_SUM, "sum"}, OpCase{MPI_MAX, "max"}, OpCase{MPI_BXOR, "bxor"}}) {
               if (skipped(algorithm, engine, count)) continue;
               if (op.op != MPI_SUM && (count != 1001 || engine != Engine::Commands)) continue;
-              Options options;
+              Options options = base_options();
               options.engine = engine;
               options.algorithm = algorithm;
               const bool at_root = g_rank == root;
@@ -352,7 +360,7 @@ void reduce_scatter_cases() {
               first[b + 1] = first[b] + static_cast<std::size_t>(counts[b]);
             const std::size_t total = first.back();
             const auto mine = static_cast<std::size_t>(counts[static_cast<std::size_t>(g_rank)]);
-            Options options;
+            Options options = base_options();
             options.engine = engine;
             options.algorithm = algorithm;
             // One element more than used: distinct, non-null buffers even when empty.
@@ -405,7 +413,7 @@ void gather_scatter_cases() {
           for (int root : roots())
             for (bool in_place : {false, true}) {
               if (skipped(algorithm, engine, count)) continue;
-              Options options;
+              Options options = base_options();
               options.engine = engine;
               options.algorithm = algorithm;
               const bool at_root = g_rank == root;
@@ -465,7 +473,7 @@ void alltoall_cases() {
       for (int count : {0, 1, 7, 1001, 20000})
         for (bool in_place : {false, true}) {
           if (skipped(algorithm == "pairwise" ? "binomial" : algorithm, engine, count)) continue;
-          Options options;
+          Options options = base_options();
           options.engine = engine;
           options.algorithm = algorithm;
           const auto all = static_cast<std::size_t>(count) * static_cast<std::size_t>(g_ranks);
@@ -519,7 +527,7 @@ void derived_type_cases() {
         };
         std::vector<std::int32_t> in(elements(in_all) * kIntsPerElement + 1),
             out(elements(out_all) * kIntsPerElement + 1), reference(out.size());
-        Options options;
+        Options options = base_options();
         if (algorithm == "named")
           options.algorithm = what == "bcast"       ? "binomial"
                               : what == "allgather" ? "ring"
@@ -600,7 +608,7 @@ void derived_reduction_cases() {
           const bool scatter = what == "reduce_scatter_block";
           // reduce: the root alone passes MPI_IN_PLACE, the others their input.
           const bool place = in_place && (what != "reduce" || g_rank == root);
-          Options options;
+          Options options = base_options();
           if (algorithm == "named")
             options.algorithm = what == "allreduce" ? (count > 100 ? "ring" : "recdbl")
                                 : scatter           ? "ring"
@@ -704,7 +712,7 @@ void vector_cases(MPI_Datatype type, int ints_per_element, const char* type_name
             // not held to the closed form there).
             if (what == "allgatherv" && algorithm == "mpi" && g_ranks == 1) continue;
             const bool at_root = g_rank == root || what == "allgatherv";
-            Options options;
+            Options options = base_options();
             if (algorithm == "named")
               options.algorithm = what == "allgatherv" ? "ring" : "linear";
             else
@@ -788,7 +796,7 @@ void barrier_cases() {
     for (Engine engine : kEngines) {
       // The inline engine's test() runs the whole collective: it would wait for rank 0 here.
       if (skipped(algorithm, engine) || engine == Engine::Inline) continue;
-      Options options;
+      Options options = base_options();
       options.engine = engine;
       options.algorithm = algorithm;
       Request request = choreo::persist::barrier_init(MPI_COMM_WORLD, options);
@@ -864,7 +872,7 @@ void alltoallv_cases() {
         // Every scheduler with the commands engine, every engine with the default scheduler:
         // the engines run any command list alike, and the CI budget is tight.
         if (engine != Engine::Commands && std::string(algorithm) != "openshop") continue;
-        Options options;
+        Options options = base_options();
         options.engine = engine;
         options.algorithm = algorithm;
         Request request = choreo::persist::alltoallv_init(
@@ -1051,7 +1059,7 @@ void neighbor_cases() {
       for (const std::string algorithm : {"", "direct", "mpi"})
         for (Engine engine : kEngines) {
           if (engine != Engine::Commands && algorithm != "direct") continue;
-          Options options;
+          Options options = base_options();
           options.engine = engine;
           options.algorithm = algorithm;
           Request request = choreo::persist::neighbor_alltoallv_init(
@@ -1095,11 +1103,12 @@ void neighbor_cases() {
 
 /// bcast_init_c past INT_MAX, made and freed without a start (no 2 GiB buffer needed: init
 /// never touches the data): the default takes a pipeline and does not measure the library's
-/// own; the binomial tree (one whole-buffer message) and the library's own are refused on
-/// every rank. mpi.persistent_large_count_2 moves such a broadcast's data.
+/// own; the binomial tree's whole-buffer message is made as pieces (the "pieces" section moves
+/// data that way); the library's own is refused on every rank, by every *_init_c past INT_MAX.
+/// mpi.persistent_large_count_2 moves such a broadcast's data.
 void large_count_cases() {
   const MPI_Count count = (MPI_Count{1} << 31) + 3;
-  std::uint8_t byte = 0;
+  std::uint8_t byte = 0, other = 0;
   Request request = choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (request.algorithm().find("pipeline") == std::string::npos &&
       request.algorithm().find("multitree") == std::string::npos)
@@ -1108,15 +1117,53 @@ void large_count_cases() {
     fail("bcast_init_c past INT_MAX measured the library's own: " + request.describe());
   request.free();
   ++g_cases;
-  for (const char* algorithm : {"binomial", "mpi"}) {
-    if (g_ranks == 1 && algorithm == std::string("binomial")) continue;  // no message at all
-    Options options;
-    options.algorithm = algorithm;
-    expect_error(
-        std::string("bcast_init_c past INT_MAX, ") + algorithm,
-        algorithm == std::string("mpi") ? "takes an int count" : "exceeds MPI's int count",
-        [&] { choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD, options); });
-  }
+  Options binomial = base_options();
+  binomial.algorithm = "binomial";
+  request = choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD, binomial);
+  if (request.algorithm() != "bcast:binomial")
+    fail(fmt::format("bcast_init_c past INT_MAX, binomial, runs {}", request.algorithm()));
+  request.free();
+  ++g_cases;
+  Options mpi = base_options();
+  mpi.algorithm = "mpi";
+  const std::vector<std::pair<std::string, std::function<void()>>> refused = {
+      {"bcast_init_c",
+       [&] { choreo::persist::bcast_init_c(&byte, count, MPI_BYTE, 0, MPI_COMM_WORLD, mpi); }},
+      {"allreduce_init_c",
+       [&] {
+         choreo::persist::allreduce_init_c(&byte, &other, count, MPI_INT8_T, MPI_SUM,
+                                           MPI_COMM_WORLD, mpi);
+       }},
+      {"reduce_init_c",
+       [&] {
+         choreo::persist::reduce_init_c(&byte, &other, count, MPI_INT8_T, MPI_SUM, 0,
+                                        MPI_COMM_WORLD, mpi);
+       }},
+      {"allgather_init_c",
+       [&] {
+         choreo::persist::allgather_init_c(&byte, &other, count, MPI_BYTE, MPI_COMM_WORLD, mpi);
+       }},
+      {"gather_init_c",
+       [&] {
+         choreo::persist::gather_init_c(&byte, count, MPI_BYTE, &other, count, MPI_BYTE, 0,
+                                        MPI_COMM_WORLD, mpi);
+       }},
+      {"scatter_init_c",
+       [&] {
+         choreo::persist::scatter_init_c(&byte, count, MPI_BYTE, &other, count, MPI_BYTE, 0,
+                                         MPI_COMM_WORLD, mpi);
+       }},
+      {"alltoall_init_c",
+       [&] {
+         choreo::persist::alltoall_init_c(&byte, count, MPI_BYTE, &other, count, MPI_BYTE,
+                                          MPI_COMM_WORLD, mpi);
+       }},
+      {"reduce_scatter_block_init_c", [&] {
+         choreo::persist::reduce_scatter_block_init_c(&byte, &other, count, MPI_INT8_T, MPI_SUM,
+                                                      MPI_COMM_WORLD, mpi);
+       }}};
+  for (const auto& [call, init] : refused)
+    expect_error(call + " past INT_MAX, mpi", "takes an int count", init);
 }
 
 /// alltoallv and the neighbourhood exchange on a derived datatype (int pairs with a gap, as
@@ -1165,7 +1212,7 @@ void derived_irregular_cases() {
   }
   std::vector<std::int32_t> in(ints(send_total) + 1), out(ints(recv_total) + 1);
   for (const char* algorithm : {"openshop", "direct"}) {
-    Options options;
+    Options options = base_options();
     options.algorithm = algorithm;
     Request request = choreo::persist::alltoallv_init(
         in.data(), sendcounts.data(), sdispls.data(), pair, out.data(), recvcounts.data(),
@@ -1183,7 +1230,7 @@ void derived_irregular_cases() {
   std::vector<std::int32_t> halo_in(ints(send_at + send_count) + 1),
       halo_out(ints(receive_at + receive_count) + 1);
   for (const char* algorithm : {"", "direct"}) {
-    Options options;
+    Options options = base_options();
     options.algorithm = algorithm;
     Request request = choreo::persist::neighbor_alltoallv_init(
         halo_in.data(), &send_count, &send_at, pair, halo_out.data(), &receive_count, &receive_at,
@@ -1201,7 +1248,7 @@ void derived_irregular_cases() {
 /// 2000 start/wait cycles of a small broadcast per engine, data checked every time.
 void many_cycles() {
   for (Engine engine : kEngines) {
-    Options options;
+    Options options = base_options();
     options.engine = engine;
     std::vector<std::uint8_t> buf(64);
     Request request =
@@ -1301,7 +1348,7 @@ void pinning_cases() {
     fail(fmt::format("pin_progress_thread({}) left the thread elsewhere", last));
   if (choreo::persist::progress_spin() != std::chrono::microseconds(50))
     fail("pinning changed a spin that was set");
-  Options options;
+  Options options = base_options();
   options.engine = Engine::Thread;
   options.algorithm = "binomial";
   std::vector<std::uint8_t> buf(70001);
@@ -1356,7 +1403,7 @@ void misuse_cases() {
     });
   }
   for (Engine engine : kEngines) {
-    Options options;
+    Options options = base_options();
     options.engine = engine;
     Request request =
         choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, 0, MPI_COMM_WORLD, options);
@@ -1383,7 +1430,7 @@ void misuse_cases() {
     choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, g_rank == 0 ? 99 : 0, MPI_COMM_WORLD);
   });
   expect_error("unknown algorithm", "unknown algorithm 'nope'", [&] {
-    Options options;
+    Options options = base_options();
     options.algorithm = "nope";
     choreo::persist::bcast_init(buf.data(), 100, MPI_BYTE, 0, MPI_COMM_WORLD, options);
   });
@@ -1462,6 +1509,22 @@ int main(int argc, char** argv) {
     if (wants("cycles")) many_cycles();
     if (wants("local")) start_is_local();
     if (wants("misuse")) misuse_cases();
+    if (std::ranges::find(sections, "pieces") != sections.end()) {  // named only, not in "all"
+      // Every message and reduction past 1004 bytes in pieces (int64 reductions: 1000), the
+      // way counts past INT_MAX travel: each collective's cases again, against the same
+      // references.
+      g_max_message = 1004;
+      bcast_cases();
+      allreduce_cases();
+      allgather_cases();
+      reduce_cases();
+      reduce_scatter_cases();
+      gather_scatter_cases();
+      alltoall_cases();
+      alltoallv_cases();
+      derived_reduction_cases();
+      g_max_message = 0;
+    }
   } catch (const choreo::Error& e) {
     fail(e.what());
   }

@@ -2,7 +2,8 @@
    calls them, through libchoreo_pmpi.so: each made once, started and completed for 3 rounds
    with new data, its result checked against a closed form. Written against the standard names
    only; MPI-4 libraries (MPICH 4) only. Without choreo, MPICH 4.0.2's own give wrong data
-   (docs/intercept.md). With --large, one MPI_Bcast_init_c of 2^31 + 3 bytes (past an int's
+   (docs/intercept.md). With --large-allreduce, one MPI_Allreduce_init_c past an int's count
+   (by hand: 4 GiB a rank). With --large, one MPI_Bcast_init_c of 2^31 + 3 bytes (past an int's
    count; 2 GiB a rank) checked at both ends and in between. Prints "persistent_large: OK" on
    rank 0, or the first wrong element of each collective and "persistent_large: FAILED". */
 #include <mpi.h>
@@ -47,6 +48,40 @@ static void large_bcast(void) {
     CHECK(buffer[probes[k]] == 41 + k, "bcast of 2^31 + 3 bytes: byte %lld is %d",
           (long long)probes[k], buffer[probes[k]]);
   free(buffer);
+}
+
+/* MPI_Allreduce_init_c of 2^31 + 3 int8s (sums over the ranks, every element checked): past
+   an int's count, so choreo::persist's allreduce moves it in pieces. 4 GiB a rank and more;
+   run by hand (--large-allreduce), not in CI. */
+static void large_allreduce(void) {
+  const MPI_Count count = ((MPI_Count)1 << 31) + 3;
+  signed char *in = malloc((size_t)count), *out = malloc((size_t)count);
+  if (!in || !out) {
+    CHECK(0, "no memory for the 2 GiB allreduce");
+    free(in);
+    free(out);
+    return;
+  }
+  for (MPI_Count i = 0; i < count; ++i) in[i] = (signed char)((i + rank) % 5);
+  memset(out, -1, (size_t)count);
+  MPI_Request request;
+  MPI_Allreduce_init_c(in, out, count, MPI_INT8_T, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                       &request);
+  const double start = MPI_Wtime();
+  run(&request);
+  const double seconds = MPI_Wtime() - start;
+  MPI_Request_free(&request);
+  MPI_Count wrong = 0, first = -1;
+  for (MPI_Count i = 0; i < count; ++i) {
+    int sum = 0;
+    for (int r = 0; r < size; ++r) sum += (int)((i + r) % 5);
+    if (out[i] != (signed char)sum && wrong++ == 0) first = i;
+  }
+  CHECK(wrong == 0, "allreduce of 2^31 + 3 int8s: %lld wrong, the first at %lld", (long long)wrong,
+        (long long)first);
+  if (rank == 0) printf("allreduce of 2^31 + 3 int8s: %.2f s\n", seconds);
+  free(in);
+  free(out);
 }
 
 int main(int argc, char** argv) {
@@ -178,6 +213,7 @@ int main(int argc, char** argv) {
     free(out[c]);
   }
   if (argc > 1 && strcmp(argv[1], "--large") == 0) large_bcast();
+  if (argc > 1 && strcmp(argv[1], "--large-allreduce") == 0) large_allreduce();
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, w);
   if (rank == 0) printf("persistent_large: %s\n", total == 0 ? "OK" : "FAILED");

@@ -37,17 +37,27 @@ Request bcast_init(void* buf, int count, MPI_Datatype type, int root, MPI_Comm c
 Request bcast_init_c(void* buf, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                      const Options& options = {});
 
+/// The *_init_c forms below are MPI-4's large-count ones (MPI_Allreduce_init_c, ...): counts
+/// may pass INT_MAX. Messages and reductions past Options::max_message_bytes travel in pieces;
+/// where a call's bytes pass INT_MAX the MPI library's own collective (which takes an int count
+/// here) is neither measured nor available as "mpi". A non-contiguous datatype is packed whole,
+/// so its count stays within an int.
+
 /// recvbuf = op over all ranks of sendbuf (sendbuf may be MPI_IN_PLACE: recvbuf holds the
 /// input). op must be commutative (MPI_Op_commutative). Algorithms: "recdbl", "ring", "mpi";
 /// "" (default): the model's of the two, measured against the library's own with the commands
 /// engine.
 Request allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm, const Options& options = {});
+Request allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm, const Options& options = {});
 
 /// recvbuf holds every rank's count elements of sendbuf in rank order (sendbuf may be
 /// MPI_IN_PLACE: block `rank` of recvbuf holds the input). Algorithm: "ring".
 Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                        MPI_Comm comm, const Options& options = {});
+Request allgather_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                         MPI_Comm comm, const Options& options = {});
 
 /// recvbuf at root = op over all ranks of sendbuf (at the root sendbuf may be MPI_IN_PLACE:
 /// recvbuf holds its input; recvbuf matters at the root only). op must be commutative; any
@@ -56,6 +66,8 @@ Request allgather_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 /// starts with the commands engine, the faster kept (describe() says which).
 Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     int root, MPI_Comm comm, const Options& options = {});
+Request reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype type,
+                      MPI_Op op, int root, MPI_Comm comm, const Options& options = {});
 
 /// The root's recvbuf holds every rank's sendcount elements of sendtype in rank order, as
 /// MPI_Gather (the root may pass MPI_IN_PLACE as sendbuf: its block is in place; recvbuf,
@@ -63,6 +75,9 @@ Request reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     const Options& options = {});
+Request gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, const Options& options = {});
 
 /// Rank r's recvbuf gets block r of the root's sendbuf, as MPI_Scatter (the root may pass
 /// MPI_IN_PLACE as recvbuf; sendbuf, sendcount and sendtype matter at the root only).
@@ -70,6 +85,9 @@ Request gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      const Options& options = {});
+Request scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, const Options& options = {});
 
 /// Block d of rank r's sendbuf goes to block r of rank d's recvbuf, as MPI_Alltoall (sendbuf
 /// may be MPI_IN_PLACE: recvbuf holds the input). Algorithms: "pairwise" (P-1 sendrecv steps
@@ -77,6 +95,9 @@ Request scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 Request alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       const Options& options = {});
+Request alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        const Options& options = {});
 
 /// The irregular collectives, as MPI_Gatherv, MPI_Scatterv and MPI_Allgatherv (MPI_IN_PLACE
 /// where MPI allows it). Counts and displacements are copied at init; datatypes as the other
@@ -104,6 +125,9 @@ Request allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 Request reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                   const Options& options = {});
+Request reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                                    const Options& options = {});
 Request reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                             MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                             const Options& options = {});
@@ -129,8 +153,8 @@ Request alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 /// k-th out-neighbour, block k of recvbuf comes from the k-th in-neighbour, in MPI's order of
 /// neighbours (a Cartesian dimension's -1 neighbour before its +1 one). Init checks, with each
 /// neighbour only, that both sides of every edge describe the same bytes: O(degree) time and
-/// memory. Datatypes as alltoallv_init. Algorithms: "direct" (every receive, then every send, posted
-/// at start), "mpi"; default as reduce_init.
+/// memory. Datatypes as alltoallv_init. Algorithms: "direct" (every receive, then every send,
+/// posted at start), "mpi"; default as reduce_init.
 Request neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,

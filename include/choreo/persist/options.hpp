@@ -56,6 +56,11 @@ struct Options {
   /// With torus: the node (x + A (y + B z)) of each rank of the communicator, a permutation of
   /// 0..P-1; empty: rank r on node r (x fastest, as choreo sim --network torus:AxBxC places).
   std::vector<int> torus_placement;
+  /// The largest message (and reduction) the engines hand to MPI, in bytes; 0: INT_MAX, what
+  /// MPI's int counts allow. A larger one travels as pieces of at most this size, one after
+  /// the other, so collectives past 2 GiB (the *_init_c calls) work on any MPI. The same on
+  /// every rank.
+  std::int64_t max_message_bytes = 0;
 };
 
 /// From this size on, a broadcast on a known torus defaults to the torus-mapped trees (measured
