@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../../src/persist/plan.hpp"
 #include "../../src/persist/plan_builder.hpp"
 #include "../../src/persist/plans.hpp"
 #include "choreo/coll/pipeline.hpp"
@@ -294,16 +295,78 @@ TEST(PersistRankPlan, OneRankOfABillionBuildsItsOwnPlan) {
 
 // MPI's int count limits what one message or reduction may carry, not a local copy (a memcpy):
 // a gather root's 3 GiB own block is fine, a 3 GiB send is refused.
-TEST(PersistRankPlan, OnlyMessagesAreHeldToMpisIntCount) {
-  constexpr std::int64_t kThreeGiB = std::int64_t{3} << 30;
-  const Placer place = [](const MessageOp&) { return Place{}; };
-  PlanBuilder copies("gather:copy", 1, place);
-  copies.copy(Place{BufferId::User, 0}, Place{BufferId::Scratch, 0}, kThreeGiB);
-  copies.send(1, 1024, 0);
-  EXPECT_NO_THROW((void)std::move(copies).finish());
-  PlanBuilder sends("gather:send", 1, place);
-  sends.send(1, kThreeGiB, 0);
-  EXPECT_THROW((void)std::move(sends).finish(), Error);
+TEST(PersistRankPlan, MessagesAndReductionsPastTheLimitTravelInChainedPieces) {
+  // A 3 GiB receive feeding a reduction that feeds a send, and a 3 GiB copy: with pieces of at
+  // most INT_MAX bytes (whole 8-byte elements), the receive, the reduction and the send each
+  // become a chain of pieces covering the same bytes in order; the copy (a memcpy) stays whole.
+  constexpr i64 kThreeGiB = i64{3} << 30;
+  Plan plan;
+  plan.algorithm = "test";
+  plan.commands.resize(4);
+  Command& copy = plan.commands[0];
+  copy.kind = CommandKind::Copy;
+  copy.bytes = kThreeGiB;
+  copy.dependents = {1};
+  Command& recv = plan.commands[1];
+  recv.kind = CommandKind::Recv;
+  recv.peer = 1;
+  recv.tag = 5;
+  recv.bytes = kThreeGiB;
+  recv.data = {BufferId::Scratch, 16};
+  recv.dependencies = 1;
+  recv.dependents = {2};
+  Command& reduce = plan.commands[2];
+  reduce.kind = CommandKind::Reduce;
+  reduce.bytes = kThreeGiB;
+  reduce.data = {BufferId::User, 0};
+  reduce.source = {BufferId::Scratch, 16};
+  reduce.dependencies = 1;
+  reduce.dependents = {3};
+  Command& send = plan.commands[3];
+  send.kind = CommandKind::Send;
+  send.peer = 1;
+  send.tag = 6;
+  send.bytes = kThreeGiB;
+  send.dependencies = 1;
+  const Command whole_recv = recv, whole_reduce = reduce, whole_send = send;  // before: the
+  split_messages(plan, INT_MAX, 8);  // pieces go on the end of the vector, moving the commands
+  const i64 piece = INT_MAX / 8 * 8;
+  EXPECT_EQ(plan.commands[0].bytes, kThreeGiB);
+  // Walks the chain from `first`: returns its pieces' indices; checks bytes and offsets.
+  const auto chain = [&](std::uint32_t first, const Command& whole) {
+    std::vector<std::uint32_t> pieces{first};
+    i64 at = 0;
+    for (;;) {
+      const Command& c = plan.commands[pieces.back()];
+      EXPECT_EQ(c.kind, whole.kind);
+      EXPECT_EQ(c.peer, whole.peer);
+      EXPECT_EQ(c.tag, whole.tag);
+      EXPECT_EQ(c.data.buffer, whole.data.buffer);
+      EXPECT_EQ(c.data.offset, whole.data.offset + at);
+      if (whole.kind == CommandKind::Reduce) {
+        EXPECT_EQ(c.source.offset, whole.source.offset + at);
+      }
+      EXPECT_EQ(c.bytes, std::min(piece, whole.bytes - at));
+      at += c.bytes;
+      if (at == whole.bytes) break;
+      EXPECT_EQ(c.dependents.size(), 1U);
+      EXPECT_EQ(plan.commands[c.dependents[0]].dependencies, 1U);
+      pieces.push_back(c.dependents[0]);
+    }
+    return pieces;
+  };
+  const auto recvs = chain(1, whole_recv);
+  const auto reduces = chain(2, whole_reduce);
+  const auto sends = chain(3, whole_send);
+  EXPECT_EQ(recvs.size(), 2U);  // 3 GiB: one piece of 2 GiB - 8, the rest
+  // The last piece releases what the whole released; the first is released as the whole was.
+  EXPECT_EQ(plan.commands[recvs.back()].dependents, std::vector<std::uint32_t>{2});
+  EXPECT_EQ(plan.commands[reduces.back()].dependents, std::vector<std::uint32_t>{3});
+  EXPECT_TRUE(plan.commands[sends.back()].dependents.empty());
+  EXPECT_EQ(plan.commands[0].dependents, std::vector<std::uint32_t>{1});
+  EXPECT_EQ(plan.commands.size(), 4U + 3U);
+  // A limit that holds no element is refused.
+  EXPECT_THROW(split_messages(plan, 4, 8), Error);
 }
 
 TEST(PersistRankPlan, RejectsRanksOutsideTheCommunicator) {
