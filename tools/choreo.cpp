@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   choreo::cli::add_generate_command(app, global);
   choreo::cli::add_select_command(app, global);
   choreo::cli::add_sim_command(app, global);
+  choreo::cli::add_compare_command(app, global);
   choreo::cli::add_import_command(app, global);
   choreo::cli::add_redist_command(app, global);
   choreo::cli::add_jitter_command(app, global);

@@ -61,7 +61,7 @@ listed() {
 
 if [[ $mpi -eq 0 ]]; then
   covered=("validate" "convert" "pattern" "schedule" "platform switch" "platform torus" "report"
-           "generate" "select" "sim" "import" "redist plan" "jitter sweep")
+           "generate" "select" "sim" "compare" "import" "redist plan" "jitter sweep")
   check top/unknown-option --no-such-option
   check top/unknown-command no-such-command
   check validate/unknown-option validate --no-such-option x.json
@@ -94,6 +94,9 @@ if [[ $mpi -eq 0 ]]; then
   check sim/noise sim --generate bcast:binomial:ranks=4:bytes=8 --noise os:period=x
   check sim/noise-trace sim --generate bcast:binomial:ranks=4:bytes=8 --noise trace:"$missing"
   check sim/placement sim --generate bcast:binomial:ranks=4:bytes=8 --placement random:x
+  files compare compare --
+  check compare/setting compare --generate bcast:binomial:ranks=4:bytes=8 --setting "x=--noise os:period=x"
+  check compare/csv-folder compare --generate bcast:binomial:ranks=4:bytes=8 --csv "$missing"
   check import/missing import "$missing" -o "$out"
   check import/garbage import "$tracedir" -o "$out"
   check import/algorithm import "$tracedir" -o "$out" --algorithm bcast=no-such
@@ -102,7 +105,8 @@ if [[ $mpi -eq 0 ]]; then
   check jitter-sweep/noise jitter sweep --noise garbage
   check jitter-sweep/plot-folder jitter sweep --plot "$garbage"
 else
-  covered=("run" "collective" "calibrate-delay" "calibrate" "redist run" "sweep jitter")
+  covered=("run" "collective" "calibrate-delay" "calibrate" "redist run" "sweep jitter"
+           "sweep compare")
   check top/unknown-option --no-such-option
   check top/unknown-command no-such-command
   files run run --
@@ -118,6 +122,8 @@ else
   check redist-run/from redist run --shape 100x100 --from garbage --to cyclic@2
   check sweep-jitter/noise sweep jitter --noise garbage
   check sweep-jitter/plot-folder sweep jitter --plot "$garbage"
+  files sweep-compare sweep compare --
+  check sweep-compare/csv-folder sweep compare --generate bcast:binomial:ranks=4:bytes=8 --csv "$missing"
 fi
 
 # Every entry point the tool lists has cases above.

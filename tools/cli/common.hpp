@@ -27,6 +27,7 @@ void add_generate_command(CLI::App& app, const Global& global);
 void add_select_command(CLI::App& app, const Global& global);
 void add_redist_command(CLI::App& app, const Global& global);
 void add_import_command(CLI::App& app, const Global& global);
+void add_compare_command(CLI::App& app, const Global& global);
 
 /// Prints JSON to stdout, indented, with a trailing newline.
 void print_json(const nlohmann::json& value);
