@@ -97,6 +97,7 @@ if [[ $mpi -eq 0 ]]; then
   files compare compare --
   check compare/setting compare --generate bcast:binomial:ranks=4:bytes=8 --setting "x=--noise os:period=x"
   check compare/csv-folder compare --generate bcast:binomial:ranks=4:bytes=8 --csv "$missing"
+  check compare/plot-folder compare --generate bcast:binomial:ranks=4:bytes=8 --plot "$missing"
   check import/missing import "$missing" -o "$out"
   check import/garbage import "$tracedir" -o "$out"
   check import/algorithm import "$tracedir" -o "$out" --algorithm bcast=no-such

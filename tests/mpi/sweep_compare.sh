@@ -4,7 +4,7 @@
 # switch whose links are shared fairly, the same with OS noise over 3 trials). Every makespan in
 # the CSV must be what `choreo sim --json` prints for that schedule, setting and noise seed (the
 # independent path); then the comparison run on each given number of ranks must print the same
-# table and JSON and write the same CSV, byte for byte.
+# table and JSON and write the same CSV (and figure, with gnuplot), byte for byte.
 set -euo pipefail
 # usage: sweep_compare.sh CHOREO CHOREO_MPI GOAL_FILE WORK "RANKS..." MPIEXEC [ARGS...]
 choreo=$1 choreo_mpi=$2 goal=$3 work=$4 rank_counts=$5
@@ -17,8 +17,11 @@ fair="--network switch:16 --sharing fair --G 8"
 noisy="$fair --noise os:period=100us,duration=5us --noise seed=7"
 comparison=("$goal" --generate "$spec" --setting "" --setting "fair=$fair" --setting "noisy=$noisy"
   --trials 3)
+plot=()
+if command -v gnuplot > /dev/null; then plot=(--plot); fi
 
-"$choreo" compare "${comparison[@]}" --csv "$work/serial.csv" > "$work/serial.txt" \
+"$choreo" compare "${comparison[@]}" --csv "$work/serial.csv" ${plot:+"${plot[@]}" "$work/serial.png"} \
+  > "$work/serial.txt" \
   2> "$work/serial.err" || { cat "$work/serial.err" >&2; fail "choreo compare failed"; }
 "$choreo" --json compare "${comparison[@]}" > "$work/serial.json" 2> /dev/null
 # 2 schedules x (1 + 1 + 3 trials) = 10 rows and the header.
@@ -55,13 +58,16 @@ echo "sweep_compare: 10 makespans equal to choreo sim's"
 
 for n in $rank_counts; do
   "${mpiexec[@]}" "$n" "$choreo_mpi" sweep compare "${comparison[@]}" --csv "$work/mpi_$n.csv" \
-    > "$work/mpi_$n.txt" 2> "$work/mpi_$n.err" ||
+    ${plot:+"${plot[@]}" "$work/mpi_$n.png"} > "$work/mpi_$n.txt" 2> "$work/mpi_$n.err" ||
     { cat "$work/mpi_$n.err" >&2; fail "$n ranks: the comparison failed"; }
   "${mpiexec[@]}" "$n" "$choreo_mpi" sweep compare "${comparison[@]}" --json \
     > "$work/mpi_$n.json" 2> /dev/null || fail "$n ranks: the comparison (--json) failed"
   cmp "$work/serial.csv" "$work/mpi_$n.csv" || fail "$n ranks: the CSV differs from the serial one"
   cmp "$work/serial.txt" "$work/mpi_$n.txt" || fail "$n ranks: the table differs"
   cmp "$work/serial.json" "$work/mpi_$n.json" || fail "$n ranks: the JSON differs"
-  echo "sweep_compare: $n ranks: table, JSON and CSV identical to the serial run"
+  if [ ${#plot[@]} -gt 0 ]; then
+    cmp "$work/serial.png" "$work/mpi_$n.png" || fail "$n ranks: the figure differs"
+  fi
+  echo "sweep_compare: $n ranks: table, JSON, CSV${plot:+ and figure} identical to the serial run"
 done
 echo "sweep_compare: OK"

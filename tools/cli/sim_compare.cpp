@@ -8,6 +8,7 @@
 #include "../../src/core/stats.hpp"
 #include "choreo/core/error.hpp"
 #include "cli/common.hpp"
+#include "cli/gnuplot.hpp"
 #include "cli/sim_model_options.hpp"
 
 namespace choreo::cli {
@@ -61,6 +62,50 @@ struct Summary {
   int trials = 0;
 };
 
+/// The time unit a panel's axis reads best in, for its largest value (ns): its name and ns.
+std::pair<const char*, double> time_unit(double largest_ns) {
+  if (largest_ns >= 1e9) return {"s", 1e9};
+  if (largest_ns >= 1e6) return {"ms", 1e6};
+  if (largest_ns >= 1e3) return {"us", 1e3};
+  return {"ns", 1.0};
+}
+
+/// Small multiples: a panel per schedule (up to three a row), a bar per setting.
+void draw(const ComparePlan& plan, const std::vector<std::vector<Summary>>& summary,
+          const std::string& png) {
+  const std::size_t panels = plan.schedules.size();
+  const std::size_t columns = std::min<std::size_t>(3, panels);
+  const std::size_t rows = (panels + columns - 1) / columns;
+  std::string script = fmt::format(
+      "set terminal pngcairo size {},{} noenhanced font 'sans,10'\nset output {}\n"
+      "set multiplot layout {},{} title 'choreo compare: simulated makespan per setting (bar: "
+      "median; whiskers: least to greatest over the trials)'\n"
+      "set style fill solid 0.6 border -1\nset boxwidth 0.6\nset yrange [0:*]\n"
+      "set xtics rotate by -30 left\nset grid ytics\nset bmargin 6\n",
+      420 * columns, 80 + 360 * rows, gnuplot_quoted(png), rows, columns);
+  for (std::size_t d = 0; d < panels; ++d) {
+    double largest = 0;
+    for (const Summary& m : summary[d]) largest = std::max(largest, m.greatest);
+    const auto [unit, ns] = time_unit(largest);
+    script += fmt::format("$d{} << EOD\n", d);
+    for (std::size_t k = 0; k < plan.settings.size(); ++k) {
+      const Summary& m = summary[d][k];
+      std::string label = plan.settings[k].name;  // a data column in double quotes
+      std::ranges::replace(label, '"', '\'');
+      std::ranges::replace(label, '\n', ' ');
+      script += fmt::format("{} {:.6g} {:.6g} {:.6g} \"{}\"\n", k, m.median / ns, m.least / ns,
+                            m.greatest / ns, label);
+    }
+    script += fmt::format(
+        "EOD\nset title {}\nset ylabel 'makespan ({})'\nset xrange [-0.6:{}]\n"
+        "plot $d{} using 1:2:3:4:(0.6):xtic(5) with boxerrorbars lc rgb '#4878cf' notitle\n",
+        gnuplot_quoted(CompareRunner::name_of(plan.schedules[d])), unit,
+        static_cast<double>(plan.settings.size()) - 0.4, d);
+  }
+  script += "unset multiplot\n";
+  run_gnuplot(script, png);
+}
+
 }  // namespace
 
 void add_sim_compare_options(CLI::App& cmd, SimCompareArgs& a) {
@@ -82,6 +127,9 @@ void add_sim_compare_options(CLI::App& cmd, SimCompareArgs& a) {
   cmd.add_flag("--no-validate", a.no_validate,
                "Skip `choreo validate`'s checks of the FILEs (faster for huge files)");
   cmd.add_option("--csv", a.csv, "Write a row per simulation to this CSV");
+  cmd.add_option("--plot", a.plot,
+                 "Draw the comparison into this PNG (gnuplot): a panel per schedule, a bar per "
+                 "setting at its median makespan, whiskers from the least to the greatest");
 }
 
 ComparePlan plan_compare(const SimCompareArgs& a) {
@@ -129,7 +177,12 @@ PartResult CompareRunner::run(const ComparePart& part) {
   return {r.makespan, static_cast<std::int64_t>(r.events)};
 }
 
-CompareOutput::CompareOutput(const SimCompareArgs& args, const ComparePlan& plan) : plan_(plan) {
+CompareOutput::CompareOutput(const SimCompareArgs& args, const ComparePlan& plan)
+    : plan_(plan), plot_(args.plot) {
+  if (!plot_.empty()) {
+    gnuplot_quoted(plot_);  // a path gnuplot cannot take fails now, not after the work
+    if (!std::ofstream(plot_)) throw Error(fmt::format("cannot write {}", plot_));
+  }
   if (args.csv.empty()) return;
   csv_.open(args.csv);
   if (!csv_) throw Error(fmt::format("cannot write {}", args.csv));
@@ -166,6 +219,7 @@ void CompareOutput::finish(const std::vector<PartResult>& results, bool json) {
         stats::median(makespans), *std::ranges::min_element(makespans),
         *std::ranges::max_element(makespans), static_cast<int>(makespans.size())};
   }
+  if (!plot_.empty()) draw(plan_, summary, plot_);
   const auto ratio = [&](std::size_t schedule, std::size_t setting) {
     const double first = summary[schedule][0].median;
     return first > 0 ? summary[schedule][setting].median / first : 0.0;

@@ -22,7 +22,7 @@ struct SimCompareArgs {
   std::vector<std::string> settings;
   int trials = 1;
   bool no_validate = false;
-  std::string csv;
+  std::string csv, plot;
 };
 
 /// Adds the comparison's options to `cmd`; `args` must outlive the parse.
@@ -74,18 +74,21 @@ class CompareRunner {
   SimSchedule schedule_;
 };
 
-/// The comparison's output: the CSV (--csv: a row per part), and the table or the JSON
-/// document on stdout: per schedule and setting the median, least and greatest makespan over
-/// its trials and the median's ratio to the first setting's.
+/// The comparison's output: the CSV (--csv: a row per part), the figure (--plot: a panel per
+/// schedule, a bar per setting at its median makespan, whiskers from the least to the
+/// greatest), and the table or the JSON document on stdout: per schedule and setting the
+/// median, least and greatest makespan over its trials and the median's ratio to the first
+/// setting's.
 class CompareOutput {
  public:
-  /// Opens the CSV. Throws choreo::Error when it cannot be written.
+  /// Opens the CSV and the figure's file. Throws choreo::Error when one cannot be written.
   CompareOutput(const SimCompareArgs& args, const ComparePlan& plan);
   /// Writes everything; `results` are the parts' in plan order.
   void finish(const std::vector<PartResult>& results, bool json);
 
  private:
   const ComparePlan& plan_;
+  std::string plot_;
   std::ofstream csv_;
 };
 
