@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "../../src/core/stats.hpp"
 #include "choreo/core/error.hpp"
@@ -220,9 +221,12 @@ void CompareOutput::finish(const std::vector<PartResult>& results, bool json) {
         *std::ranges::max_element(makespans), static_cast<int>(makespans.size())};
   }
   if (!plot_.empty()) draw(plan_, summary, plot_);
-  const auto ratio = [&](std::size_t schedule, std::size_t setting) {
+  // The median against the first setting's; none where that took no time (a schedule of no
+  // message).
+  const auto ratio = [&](std::size_t schedule, std::size_t setting) -> std::optional<double> {
     const double first = summary[schedule][0].median;
-    return first > 0 ? summary[schedule][setting].median / first : 0.0;
+    if (first <= 0) return std::nullopt;
+    return summary[schedule][setting].median / first;
   };
   if (json) {
     nlohmann::json out{{"settings", nlohmann::json::array()}, {"results", nlohmann::json::array()}};
@@ -231,13 +235,14 @@ void CompareOutput::finish(const std::vector<PartResult>& results, bool json) {
     for (std::size_t d = 0; d < plan_.schedules.size(); ++d)
       for (std::size_t k = 0; k < plan_.settings.size(); ++k) {
         const Summary& m = summary[d][k];
-        out["results"].push_back({{"schedule", CompareRunner::name_of(plan_.schedules[d])},
-                                  {"setting", plan_.settings[k].name},
-                                  {"trials", m.trials},
-                                  {"median_ns", m.median},
-                                  {"min_ns", m.least},
-                                  {"max_ns", m.greatest},
-                                  {"vs_first_setting", ratio(d, k)}});
+        out["results"].push_back(
+            {{"schedule", CompareRunner::name_of(plan_.schedules[d])},
+             {"setting", plan_.settings[k].name},
+             {"trials", m.trials},
+             {"median_ns", m.median},
+             {"min_ns", m.least},
+             {"max_ns", m.greatest},
+             {"vs_first_setting", ratio(d, k) ? nlohmann::json(*ratio(d, k)) : nlohmann::json()}});
       }
     return print_json(out);
   }
@@ -249,11 +254,12 @@ void CompareOutput::finish(const std::vector<PartResult>& results, bool json) {
                "[min, max]", "vs first");
     for (std::size_t k = 0; k < plan_.settings.size(); ++k) {
       const Summary& m = summary[d][k];
+      const std::optional<double> r = ratio(d, k);
       fmt::print(
-          "  {:<{}} {:>6}  {:>12}  {:>25}  {:>7.3f}x\n", plan_.settings[k].name, width, m.trials,
+          "  {:<{}} {:>6}  {:>12}  {:>25}  {:>8}\n", plan_.settings[k].name, width, m.trials,
           human_seconds(m.median * 1e-9),
           fmt::format("[{}, {}]", human_seconds(m.least * 1e-9), human_seconds(m.greatest * 1e-9)),
-          ratio(d, k));
+          r ? fmt::format("{:.3f}x", *r) : std::string("-"));
     }
   }
 }
